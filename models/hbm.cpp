@@ -1,0 +1,92 @@
+#include "models/hbm.h"
+
+#include <algorithm>
+
+#include "models/payload_access.h"
+
+namespace npusim::models {
+
+namespace {
+const HbmConfig& checked(const HbmConfig& c) {
+  validate(c);
+  return c;
+}
+}  // namespace
+
+Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
+    : sc_module(name),
+      bus("bus"),
+      cfg_(checked(cfg)),
+      tck_(cfg.tck_ns, sc_core::SC_NS),
+      tck_value_(tck_.value()),
+      store_(cfg.size(), cfg.fill),
+      timing_(cfg) {
+  if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
+  stats_.bandwidth.window_ns = cfg.stats_window_ns;
+  bus.register_b_transport(this, &Hbm::b_transport);
+  bus.register_get_direct_mem_ptr(this, &Hbm::get_direct_mem_ptr);
+  bus.register_transport_dbg(this, &Hbm::transport_dbg);
+}
+
+const MemoryStats& Hbm::stats() const {
+  stats_.refreshes = timing_.refreshes();
+  return stats_;
+}
+
+void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const uint64_t offset = trans.get_address();
+  const tlm::tlm_response_status status = access_store(store_, trans, offset);
+  trans.set_response_status(status);
+  trans.set_dmi_allowed(false);
+  if (status != tlm::TLM_OK_RESPONSE) {
+    ++stats_.errors;
+    return;
+  }
+  if (trans.is_read() || trans.is_write()) {
+    const bool write = trans.is_write();
+    const uint64_t len = trans.get_data_length();
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t arrival_cycles = (now + delay.value() + tck_value_ - 1) / tck_value_;
+    // One burst per burst-sized piece of [offset, offset + len); the request completes with
+    // its last burst.
+    const uint64_t burst = cfg_.burst_bytes();
+    uint64_t done_cycles = arrival_cycles;
+    for (uint64_t b = offset & ~(burst - 1); b < offset + len; b += burst) {
+      const BurstTiming t = timing_.access(b, write, arrival_cycles);
+      done_cycles = std::max(done_cycles, t.done_cycles);
+      switch (t.outcome) {
+        case RowOutcome::kHit: ++stats_.row_hits; break;
+        case RowOutcome::kMiss: ++stats_.row_misses; break;
+        case RowOutcome::kConflict: ++stats_.row_conflicts; break;
+      }
+    }
+    delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);
+    if (write) {
+      ++stats_.writes;
+      stats_.bytes_written += len;
+    } else {
+      ++stats_.reads;
+      stats_.bytes_read += len;
+    }
+    stats_.latency_cycles.record(done_cycles - arrival_cycles);
+    stats_.bandwidth.add(static_cast<double>(done_cycles) * cfg_.tck_ns, len);
+    stats_.first_arrival_cycle = std::min(stats_.first_arrival_cycle, arrival_cycles);
+    stats_.last_completion_cycle = std::max(stats_.last_completion_cycle, done_cycles);
+  }
+}
+
+bool Hbm::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  // Never: timing depends on bank state. The whole memory is denied so the initiator does
+  // not ask again.
+  dmi.set_start_address(0);
+  dmi.set_end_address(store_.size() - 1);
+  dmi.allow_none();
+  return false;
+}
+
+unsigned Hbm::transport_dbg(tlm::tlm_generic_payload& trans) {
+  ++stats_.debug_accesses;
+  return debug_access(store_, trans, trans.get_address());
+}
+
+}  // namespace npusim::models

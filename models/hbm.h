@@ -1,0 +1,44 @@
+// HBM: a cycle-approximate HBM2 stack behind a sparse store. Timing comes from HbmTiming (per
+// request, from bank and channel state); a request larger than a burst is split into bursts
+// and completes with its last one. No DMI: the latency of an access depends on the state of
+// the banks, so every access goes through b_transport.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/hbm_timing.h"
+#include "models/memory_config.h"
+#include "models/memory_stats.h"
+#include "models/sparse_store.h"
+
+namespace npusim::models {
+
+class Hbm : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Hbm> bus;
+
+  Hbm(sc_core::sc_module_name name, const HbmConfig& cfg);
+
+  const HbmConfig& config() const { return cfg_; }
+  // Refreshes are counted up to the latest access.
+  const MemoryStats& stats() const;
+  SparseStore& store() { return store_; }
+  const HbmTiming& timing() const { return timing_; }
+  sc_core::sc_time clock() const { return tck_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  unsigned transport_dbg(tlm::tlm_generic_payload& trans);
+
+  HbmConfig cfg_;
+  sc_core::sc_time tck_;
+  uint64_t tck_value_;  // tCK in SystemC time-resolution units
+  SparseStore store_;
+  HbmTiming timing_;
+  mutable MemoryStats stats_;
+};
+
+}  // namespace npusim::models

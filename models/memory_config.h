@@ -1,0 +1,171 @@
+// Configuration of the memory system: dataram (SRAM), HBM and interconnect.
+//
+// Two layers, as everywhere in npusim: a YAML file (and `--set key=value` overrides) is parsed
+// into a tree whose every field remembers where it came from; validate() turns that into the
+// plain structs below, checking ranges and consistency. Errors name the key, the value and the
+// file and line (docs/memory-config.md documents every field). The defaults are the DEFAULT_*
+// constants here; models/hbm2.yaml spells out the same values and a test keeps them equal.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace npusim::models {
+
+// Bad configuration: names the source (file or "--set"), the line (0 if none), the key and the
+// offending value. The program reports it and exits 2.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, int line, std::string key, std::string value,
+              const std::string& why);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string key_;
+  std::string value_;
+};
+
+// --- HBM: JEDEC HBM2 at 2 Gb/s per pin (tCK 1 ns, DDR). Timings in tCK cycles. ---
+inline constexpr uint64_t DEFAULT_HBM_BASE = 0x1'0000'0000ull;  // neuron_layout hbm_scratch
+inline constexpr double DEFAULT_HBM_TCK_NS = 1.0;
+inline constexpr uint32_t DEFAULT_HBM_CHANNELS = 8;
+inline constexpr uint32_t DEFAULT_HBM_PSEUDO_CHANNELS = 1;  // 1 = legacy mode, 2 = pseudo-channel
+inline constexpr uint32_t DEFAULT_HBM_CHANNEL_WIDTH_BITS = 128;
+inline constexpr uint32_t DEFAULT_HBM_BANK_GROUPS = 4;
+inline constexpr uint32_t DEFAULT_HBM_BANKS_PER_GROUP = 4;
+inline constexpr uint32_t DEFAULT_HBM_ROWS = 65536;       // assumption: 16 GiB in total
+inline constexpr uint32_t DEFAULT_HBM_ROW_BYTES = 2048;   // HBM2 legacy-mode page size
+inline constexpr uint32_t DEFAULT_HBM_BURST_LENGTH = 4;   // BL4
+inline constexpr uint64_t DEFAULT_HBM_TRCD = 14;
+inline constexpr uint64_t DEFAULT_HBM_TCL = 14;
+inline constexpr uint64_t DEFAULT_HBM_TRP = 14;
+inline constexpr uint64_t DEFAULT_HBM_TRAS = 34;
+inline constexpr uint64_t DEFAULT_HBM_TFAW = 30;
+inline constexpr uint64_t DEFAULT_HBM_TRFC = 260;
+inline constexpr uint64_t DEFAULT_HBM_TREFI = 3900;
+inline constexpr uint64_t DEFAULT_HBM_TCCD_S = 2;  // assumption: = burst time (BL4, DDR)
+inline constexpr uint64_t DEFAULT_HBM_TCCD_L = 4;  // assumption
+inline constexpr uint64_t DEFAULT_HBM_TRRD_S = 4;  // assumption
+inline constexpr uint64_t DEFAULT_HBM_TRRD_L = 6;  // assumption
+inline constexpr uint64_t DEFAULT_HBM_TRTP = 4;    // assumption
+inline constexpr uint64_t DEFAULT_HBM_TWL = 4;     // assumption
+inline constexpr uint64_t DEFAULT_HBM_TWR = 16;    // assumption
+inline constexpr uint32_t DEFAULT_HBM_QUEUE_DEPTH = 32;  // per channel; assumption
+inline constexpr const char* DEFAULT_HBM_ADDRESS_MAPPING = "row,bank,column,bankgroup,channel";
+inline constexpr const char* DEFAULT_HBM_PAGE_POLICY = "open";
+inline constexpr uint32_t DEFAULT_FILL = 0;  // byte pattern of untouched memory
+inline constexpr uint64_t DEFAULT_HBM_WINDOW_BASE = 0x8000'0000ull;  // neuron_layout hbm_window
+inline constexpr uint64_t DEFAULT_HBM_WINDOW_SIZE = 64ull << 20;     // assumption: 64 MiB
+inline constexpr uint64_t DEFAULT_HBM_WINDOW_TARGET = 0x1'0000'0000ull;  // hbm_scratch
+inline constexpr double DEFAULT_STATS_WINDOW_NS = 1000.0;
+
+// --- dataram: the management core's on-core data RAM / TCM. ---
+inline constexpr uint64_t DEFAULT_DATARAM_BASE = 0x80000;  // data_transfer.cpp:160 window
+inline constexpr uint64_t DEFAULT_DATARAM_SIZE = 0x10000;
+inline constexpr double DEFAULT_DATARAM_CLOCK_NS = 1.0;      // assumption: 1 GHz core clock
+inline constexpr uint64_t DEFAULT_DATARAM_LATENCY = 1;       // assumption
+inline constexpr uint32_t DEFAULT_DATARAM_WIDTH_BYTES = 8;   // assumption: 64-bit port
+inline constexpr uint32_t DEFAULT_DATARAM_BANKS = 4;         // assumption
+inline constexpr uint64_t DEFAULT_DATARAM_CONFLICT = 1;      // assumption
+inline constexpr const char* DEFAULT_DATARAM_MISALIGNED = "allow";
+
+// --- interconnect ---
+inline constexpr double DEFAULT_BUS_CLOCK_NS = 1.0;
+inline constexpr uint64_t DEFAULT_BUS_HOP_LATENCY = 2;  // assumption
+
+enum class PagePolicy { kOpen, kClosed };
+
+// One field of an HBM device address, from least to most significant bit above the burst.
+enum class AddrField { kChannel, kPseudoChannel, kBankGroup, kBank, kColumn, kRow };
+
+struct HbmConfig {
+  uint64_t base = DEFAULT_HBM_BASE;
+  double tck_ns = DEFAULT_HBM_TCK_NS;
+  uint32_t channels = DEFAULT_HBM_CHANNELS;
+  uint32_t pseudo_channels = DEFAULT_HBM_PSEUDO_CHANNELS;
+  uint32_t channel_width_bits = DEFAULT_HBM_CHANNEL_WIDTH_BITS;
+  uint32_t bank_groups = DEFAULT_HBM_BANK_GROUPS;
+  uint32_t banks_per_group = DEFAULT_HBM_BANKS_PER_GROUP;
+  uint32_t rows = DEFAULT_HBM_ROWS;
+  uint32_t row_bytes = DEFAULT_HBM_ROW_BYTES;
+  uint32_t burst_length = DEFAULT_HBM_BURST_LENGTH;
+  uint64_t tRCD = DEFAULT_HBM_TRCD, tCL = DEFAULT_HBM_TCL, tRP = DEFAULT_HBM_TRP,
+           tRAS = DEFAULT_HBM_TRAS, tFAW = DEFAULT_HBM_TFAW, tRFC = DEFAULT_HBM_TRFC,
+           tREFI = DEFAULT_HBM_TREFI, tCCD_S = DEFAULT_HBM_TCCD_S, tCCD_L = DEFAULT_HBM_TCCD_L,
+           tRRD_S = DEFAULT_HBM_TRRD_S, tRRD_L = DEFAULT_HBM_TRRD_L, tRTP = DEFAULT_HBM_TRTP,
+           tWL = DEFAULT_HBM_TWL, tWR = DEFAULT_HBM_TWR;
+  uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;
+  // Fields from most to least significant; the burst offset is always the lowest bits.
+  std::vector<AddrField> mapping = {AddrField::kRow, AddrField::kBank, AddrField::kColumn,
+                                    AddrField::kBankGroup, AddrField::kChannel};
+  PagePolicy page_policy = PagePolicy::kOpen;
+  uint32_t fill = DEFAULT_FILL;
+  uint64_t window_base = DEFAULT_HBM_WINDOW_BASE;
+  uint64_t window_size = DEFAULT_HBM_WINDOW_SIZE;
+  uint64_t window_target = DEFAULT_HBM_WINDOW_TARGET;
+  double stats_window_ns = DEFAULT_STATS_WINDOW_NS;
+
+  // Derived geometry.
+  uint32_t units() const { return channels * pseudo_channels; }  // independent command buses
+  uint32_t unit_width_bytes() const { return channel_width_bits / 8 / pseudo_channels; }
+  uint32_t burst_bytes() const { return unit_width_bytes() * burst_length; }
+  uint64_t burst_cycles() const { return burst_length / 2; }  // DDR: two beats per tCK
+  uint32_t banks() const { return bank_groups * banks_per_group; }
+  uint32_t columns() const { return row_bytes / burst_bytes(); }  // bursts per row
+  uint64_t size() const { return uint64_t{units()} * banks() * rows * row_bytes; }
+};
+
+struct SramConfig {
+  uint64_t base = DEFAULT_DATARAM_BASE;
+  uint64_t size = DEFAULT_DATARAM_SIZE;
+  double clock_ns = DEFAULT_DATARAM_CLOCK_NS;
+  uint64_t latency_cycles = DEFAULT_DATARAM_LATENCY;
+  uint32_t width_bytes = DEFAULT_DATARAM_WIDTH_BYTES;
+  uint32_t banks = DEFAULT_DATARAM_BANKS;
+  uint64_t bank_conflict_cycles = DEFAULT_DATARAM_CONFLICT;
+  bool allow_misaligned = true;  // false: an access crossing a port word is an error
+  uint32_t fill = DEFAULT_FILL;
+  double stats_window_ns = DEFAULT_STATS_WINDOW_NS;
+};
+
+struct InterconnectConfig {
+  double clock_ns = DEFAULT_BUS_CLOCK_NS;
+  uint64_t hop_latency_cycles = DEFAULT_BUS_HOP_LATENCY;
+};
+
+struct MemoryConfig {
+  HbmConfig hbm;
+  SramConfig dataram;
+  InterconnectConfig interconnect;
+};
+
+// A `section.key=value` override from the command line.
+using Override = std::pair<std::string, std::string>;
+
+// Parses "key=value"; throws ConfigError (source "--set") when there is no '='.
+Override parse_override(const std::string& text);
+
+// Loads a YAML configuration (text `yaml` from `file`), applies the overrides in order and
+// validates the result. An empty `yaml` means: defaults only. Throws ConfigError.
+MemoryConfig load_memory_config(const std::string& yaml, const std::string& file,
+                                const std::vector<Override>& overrides = {});
+// Reads `path` and calls load_memory_config. Throws ConfigError if it cannot be read.
+MemoryConfig load_memory_config_file(const std::string& path,
+                                     const std::vector<Override>& overrides = {});
+
+// Validation of a struct built in code (throws ConfigError with file "<code>").
+void validate(const HbmConfig& c);
+void validate(const SramConfig& c, const std::string& section = "dataram");
+void validate(const InterconnectConfig& c);
+
+std::string to_string(AddrField f);
+
+}  // namespace npusim::models

@@ -1,0 +1,66 @@
+// Per-model statistics: request and byte counts, a latency histogram (mean, percentiles, max),
+// DRAM row outcomes and bandwidth over time. Plain C++; the models fill them, reports read them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace npusim::models {
+
+// Latency histogram in cycles: exact below kExact, then 64 buckets per power of two (relative
+// error under 1.6 %). Mean and max are exact.
+class LatencyHistogram {
+ public:
+  static constexpr uint64_t kExact = 4096;
+
+  void record(uint64_t cycles);
+  uint64_t count() const { return count_; }
+  uint64_t max() const { return max_; }
+  uint64_t min() const { return count_ ? min_ : 0; }
+  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  // The smallest recorded value v such that at least fraction q of the samples are <= v
+  // (rounded down to its bucket above kExact). q in [0, 1]; 0 when empty.
+  uint64_t percentile(double q) const;
+  void merge(const LatencyHistogram& other);
+
+ private:
+  static size_t bucket(uint64_t v);
+  static uint64_t bucket_floor(size_t b);
+
+  std::vector<uint64_t> bins_;
+  uint64_t count_ = 0, sum_ = 0, max_ = 0, min_ = UINT64_MAX;
+};
+
+// Bytes completed per fixed window of simulated time (the window is the model's
+// stats_window_ns; index i covers [i * window, (i + 1) * window)).
+struct BandwidthSeries {
+  double window_ns = 1000.0;
+  std::vector<uint64_t> bytes;
+  void add(double completion_ns, uint64_t n);
+};
+
+struct MemoryStats {
+  uint64_t reads = 0, writes = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+  uint64_t errors = 0;       // requests answered with an error response
+  uint64_t debug_accesses = 0;
+  // DRAM only: per burst, the state of its bank when it arrived.
+  uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+  uint64_t refreshes = 0;
+  // SRAM only: beats that waited for a busy bank.
+  uint64_t bank_conflicts = 0;
+  uint64_t dmi_grants = 0;
+  LatencyHistogram latency_cycles;  // arrival at the model to completion, model clock cycles
+  BandwidthSeries bandwidth;
+  uint64_t first_arrival_cycle = UINT64_MAX, last_completion_cycle = 0;
+
+  uint64_t requests() const { return reads + writes; }
+  uint64_t bytes() const { return bytes_read + bytes_written; }
+  double row_hit_rate() const {
+    const uint64_t n = row_hits + row_misses + row_conflicts;
+    return n ? static_cast<double>(row_hits) / static_cast<double>(n) : 0.0;
+  }
+};
+
+}  // namespace npusim::models

@@ -1,0 +1,59 @@
+// Sparse backing store for device memory: pages are allocated on first write, so a 16 GiB HBM
+// costs a page table (8 bytes per page) until it is used. Reads of untouched memory return the
+// fill pattern (0 by default; a pattern such as 0xDEADBEEF makes reads of uninitialised memory
+// visible) and allocate nothing. Plain C++, no SystemC.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace npusim::models {
+
+class SparseStore {
+ public:
+  static constexpr uint64_t kDefaultPageBytes = 64 * 1024;
+
+  // `fill` is a 32-bit little-endian pattern repeated over the address space: the byte at
+  // offset o of untouched memory is (fill >> 8 * (o % 4)) & 0xff. `page_bytes` is a power of
+  // two. Throws std::invalid_argument on size 0 or a bad page size.
+  SparseStore(uint64_t size, uint32_t fill = 0, uint64_t page_bytes = kDefaultPageBytes);
+
+  uint64_t size() const { return size_; }
+  uint64_t page_bytes() const { return page_bytes_; }
+  uint32_t fill() const { return fill_; }
+  // Bytes held in allocated pages (not counting the page table).
+  uint64_t resident_bytes() const { return pages_allocated_ * page_bytes_; }
+  uint64_t pages_allocated() const { return pages_allocated_; }
+  uint64_t page_table_bytes() const { return pages_.capacity() * sizeof(pages_[0]); }
+
+  // Copies bytes; the caller has checked that [offset, offset + n) lies inside the store.
+  void read(uint64_t offset, void* dst, size_t n) const;
+  void write(uint64_t offset, const void* src, size_t n);
+  // Writes only the bytes whose enable byte is non-zero (TLM byte enables, repeated with
+  // period `be_len` over the data).
+  void write_masked(uint64_t offset, const uint8_t* src, size_t n, const uint8_t* be,
+                    size_t be_len);
+  // Reads into dst only the bytes whose enable byte is non-zero.
+  void read_masked(uint64_t offset, uint8_t* dst, size_t n, const uint8_t* be,
+                   size_t be_len) const;
+
+  // Host pointer to the page holding `offset`, allocating it if needed (for DMI).
+  // `page_start` receives the page's first offset.
+  uint8_t* page(uint64_t offset, uint64_t* page_start);
+
+ private:
+  uint8_t* touch(uint64_t page_index);
+  void fill_bytes(uint64_t offset, uint8_t* dst, size_t n) const;
+
+  uint64_t size_;
+  uint32_t fill_;
+  uint64_t page_bytes_;
+  unsigned page_shift_;
+  std::vector<std::unique_ptr<uint8_t[]>> pages_;
+  uint64_t pages_allocated_ = 0;
+};
+
+}  // namespace npusim::models

@@ -1,0 +1,161 @@
+// HBM module tests: data, statuses, timing through the interconnect, statistics.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/memory_system.h"
+#include "test_initiator.h"
+
+using namespace npusim::models;
+using npusim::test::TestInitiator;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+namespace {
+constexpr uint64_t kHbm = DEFAULT_HBM_BASE;
+
+struct Platform {
+  TestInitiator cpu{"cpu"};
+  MemorySystem mem;
+  explicit Platform(const MemoryConfig& c = MemoryConfig{}) : mem("mem", c) {
+    cpu.mem.bind(mem.bus());
+    npusim::test::start_simulation();
+  }
+};
+}  // namespace
+
+TEST_CASE("hbm: a 16 GiB HBM costs nothing until written; data round-trips", "[hbm]") {
+  Platform p;
+  CHECK(p.mem.hbm.store().size() == (16ull << 30));
+  CHECK(p.mem.hbm.store().resident_bytes() == 0);
+  std::vector<uint8_t> data(300), back(300, 0xFF);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i ^ 0x5A);
+  const uint64_t top = kHbm + (16ull << 30) - 300;
+  REQUIRE(p.cpu.do_write(top, data.data(), 300) == tlm::TLM_OK_RESPONSE);
+  REQUIRE(p.cpu.do_read(top, back.data(), 300) == tlm::TLM_OK_RESPONSE);
+  CHECK(back == data);
+  CHECK(p.mem.hbm.store().pages_allocated() == 1);
+  uint64_t z = 1;
+  REQUIRE(p.cpu.do_read(kHbm + (8ull << 30), &z, 8) == tlm::TLM_OK_RESPONSE);
+  CHECK(z == 0);
+  CHECK(p.mem.hbm.store().pages_allocated() == 1);
+}
+
+TEST_CASE("hbm: latency through the interconnect matches the timing table", "[hbm]") {
+  Platform p;  // hop 2 ns, tCK 1 ns
+  struct Row {
+    const char* what;
+    uint64_t offset;
+    sc_time at;
+    sc_time done;
+  };
+  const Row rows[] = {
+      {"closed bank: 2 + 30", 0, sc_time(0, SC_NS), sc_time(32, SC_NS)},
+      {"row hit: 2 + 16", 64 * 32, sc_time(100, SC_NS), sc_time(118, SC_NS)},
+      {"row conflict: 2 + 44 (row 1, same bank)", 1u << 18, sc_time(200, SC_NS),
+       sc_time(246, SC_NS)},
+      {"arrival between clock edges rounds up", 64, sc_time(300.5, SC_NS),
+       sc_time(333, SC_NS)},
+  };
+  for (const auto& r : rows) {
+    INFO(r.what);
+    uint32_t v;
+    sc_time d = r.at;
+    REQUIRE(p.cpu.do_read(kHbm + r.offset, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+    CHECK(d == r.done);
+  }
+  const MemoryStats& s = p.mem.hbm.stats();
+  CHECK(s.row_hits == 1);
+  CHECK(s.row_misses == 2);
+  CHECK(s.row_conflicts == 1);
+  CHECK(s.latency_cycles.max() == 44);
+  CHECK(s.latency_cycles.percentile(0.5) == 30);
+}
+
+TEST_CASE("hbm: a request of several bursts completes with its last burst", "[hbm]") {
+  Platform p;
+  std::vector<uint8_t> buf(256);
+  sc_time d = sc_core::SC_ZERO_TIME;
+  // 256 bytes from offset 32: 5 bursts on channels 0..4, all closed: each 30 after its ACT,
+  // the channels work in parallel.
+  REQUIRE(p.cpu.do_read(kHbm + 32, buf.data(), 256, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_time(32, SC_NS));
+  CHECK(p.mem.hbm.stats().row_misses == 5);
+  // Later, row 3 of the bank that the first burst left open at row 0: a conflict.
+  d = sc_time(1000, SC_NS);
+  HbmAddressMap m{HbmConfig{}};
+  HbmAddress a;
+  a.row = 3;
+  const uint64_t o = m.encode(a);
+  REQUIRE(p.cpu.do_read(kHbm + o, buf.data(), 64, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_time(1000 + 2 + 44, SC_NS));  // row 0 of that bank was open: conflict
+}
+
+TEST_CASE("hbm: statuses for bad accesses; no DMI; debug transport", "[hbm]") {
+  Platform p;
+  uint8_t buf[64] = {};
+  CHECK(p.cpu.do_read(kHbm + (16ull << 30) - 4, buf, 8) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(p.cpu.do_read(kHbm + (16ull << 30), buf, 4) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  sc_time d = sc_core::SC_ZERO_TIME;
+  CHECK(p.cpu.do_write(kHbm, buf, 64, d, nullptr, 0, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
+  // Misaligned accesses are legal: 8 bytes across a burst boundary are two bursts.
+  CHECK(p.cpu.do_write(kHbm + 60, buf, 8) == tlm::TLM_OK_RESPONSE);
+  CHECK(p.mem.hbm.stats().row_misses == 2);
+  tlm::tlm_dmi dmi;
+  CHECK_FALSE(p.cpu.get_dmi(kHbm + 64, dmi));
+  CHECK_FALSE(p.cpu.last_dmi_allowed);
+  const uint64_t v = 0x1122334455667788ull;
+  CHECK(p.cpu.debug(tlm::TLM_WRITE_COMMAND, kHbm + 128, const_cast<uint64_t*>(&v), 8) == 8);
+  uint64_t r = 0;
+  CHECK(p.cpu.do_read(kHbm + 128, &r, 8) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == v);
+  CHECK(p.mem.hbm.stats().debug_accesses == 1);
+}
+
+TEST_CASE("hbm: byte enables write only the enabled bytes", "[hbm]") {
+  Platform p;
+  const uint32_t ones = 0xFFFFFFFF;
+  REQUIRE(p.cpu.do_write(kHbm + 0x40, &ones, 4) == tlm::TLM_OK_RESPONSE);
+  const uint32_t v = 0x00000000;
+  const uint8_t be[4] = {0xFF, 0, 0xFF, 0};
+  sc_time d = sc_core::SC_ZERO_TIME;
+  REQUIRE(p.cpu.do_write(kHbm + 0x40, &v, 4, d, be, 4) == tlm::TLM_OK_RESPONSE);
+  uint32_t r = 0;
+  REQUIRE(p.cpu.do_read(kHbm + 0x40, &r, 4) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == 0xFF00FF00);
+}
+
+TEST_CASE("hbm: the 32-bit window reaches the 64-bit HBM with translation", "[hbm]") {
+  Platform p;
+  const uint32_t v = 0xA5A5A5A5;
+  // neuron_layout: the HBM pool is the window + 0x228.
+  REQUIRE(p.cpu.do_write(0x80000228, &v, 4) == tlm::TLM_OK_RESPONSE);
+  uint32_t r = 0;
+  REQUIRE(p.cpu.do_read(kHbm + 0x228, &r, 4) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == v);
+  CHECK(p.cpu.do_read(0x80000000 + DEFAULT_HBM_WINDOW_SIZE, &r, 4) ==
+        tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+TEST_CASE("hbm: statistics count requests, bytes, latency and bandwidth", "[hbm]") {
+  Platform p;
+  uint8_t buf[64];
+  sc_time d = sc_core::SC_ZERO_TIME;
+  for (int i = 0; i < 16; ++i) {
+    d = sc_core::SC_ZERO_TIME;
+    REQUIRE(p.cpu.do_read(kHbm + 64 * i, buf, 64, d) == tlm::TLM_OK_RESPONSE);
+  }
+  d = sc_time(5000, SC_NS);
+  REQUIRE(p.cpu.do_write(kHbm, buf, 64, d) == tlm::TLM_OK_RESPONSE);
+  const MemoryStats& s = p.mem.hbm.stats();
+  CHECK(s.reads == 16);
+  CHECK(s.writes == 1);
+  CHECK(s.bytes_read == 1024);
+  CHECK(s.bytes_written == 64);
+  CHECK(s.latency_cycles.count() == 17);
+  CHECK(s.refreshes >= 1);  // channel 0 refreshed at 3900 before the write
+  REQUIRE(s.bandwidth.bytes.size() == 6);  // 1 us windows up to 5 us
+  CHECK(s.bandwidth.bytes[0] == 1024);
+  CHECK(s.bandwidth.bytes[5] == 64);
+  CHECK(p.mem.interconnect.stats().requests == 17);
+}
