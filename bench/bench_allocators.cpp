@@ -1,0 +1,200 @@
+// xmem model on the host port versus glibc malloc/free on the same operation sequence.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "allocators/memory_port.h"
+#include "allocators/xmem/xmem_heap.h"
+
+using namespace npusim::alloc;
+
+namespace {
+
+// A fixed mixed sequence: up to `live` allocations alive, sizes 16..1040, 50/50 alloc/free
+// once warm. Negative entries are frees of slot -op-1.
+struct Sequence {
+  std::vector<int> ops;      // >= 0: alloc into slot; < 0: free slot
+  std::vector<uint32_t> sz;  // size per op (allocs)
+  Sequence(int n, int live, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<bool> used(live, false);
+    int nused = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool do_alloc = nused == 0 || (nused < live && rng() % 2 == 0);
+      int slot = rng() % live;
+      while (used[slot] != !do_alloc) slot = (slot + 1) % live;
+      used[slot] = do_alloc;
+      nused += do_alloc ? 1 : -1;
+      ops.push_back(do_alloc ? slot : -slot - 1);
+      sz.push_back(16 + rng() % 1025);
+    }
+    for (int s = 0; s < live; ++s)
+      if (used[s]) { ops.push_back(-s - 1); sz.push_back(0); }
+  }
+};
+
+const Sequence& seq() {
+  static Sequence s(4096, 12, 7);  // 12 live blocks: within 32 descriptors
+  return s;
+}
+
+void BM_xmem_host_port(benchmark::State& state) {
+  HostMemory mem;
+  mem.add_region("dataram", 0x80000, 0x10000);
+  mem.add_region("pool", 0x10000000, 1 << 20);
+  xmem::Heap<HostMemory> heap(mem, 0x80300);
+  heap.init(0x10000000, 1 << 20, 32, 0x80000);
+  const auto& s = seq();
+  std::vector<uint32_t> slot(12);
+  for (auto _ : state) {
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const int op = s.ops[i];
+      if (op >= 0) {
+        int32_t st;
+        slot[op] = heap.alloc(s.sz[i], 16, &st);
+      } else {
+        heap.free(slot[-op - 1]);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * s.ops.size());
+}
+BENCHMARK(BM_xmem_host_port);
+
+void BM_glibc_malloc_free(benchmark::State& state) {
+  const auto& s = seq();
+  std::vector<void*> slot(12);
+  for (auto _ : state) {
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const int op = s.ops[i];
+      if (op >= 0) {
+        slot[op] = std::malloc(s.sz[i]);
+        benchmark::DoNotOptimize(slot[op]);
+      } else {
+        std::free(slot[-op - 1]);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * s.ops.size());
+}
+BENCHMARK(BM_glibc_malloc_free);
+
+void BM_glibc_aligned_alloc_free(benchmark::State& state) {
+  const auto& s = seq();
+  std::vector<void*> slot(12);
+  for (auto _ : state) {
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const int op = s.ops[i];
+      if (op >= 0) {
+        slot[op] = std::aligned_alloc(16, (s.sz[i] + 15) & ~15u);
+        benchmark::DoNotOptimize(slot[op]);
+      } else {
+        std::free(slot[-op - 1]);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * s.ops.size());
+}
+BENCHMARK(BM_glibc_aligned_alloc_free);
+
+// A plain-C-style first-fit coalescing heap with native pointers and out-of-band descriptors,
+// written for this benchmark to stand in for "the firmware's C xmem compiled for the host":
+// same algorithm and data layout ideas, no memory port, no device addresses. It tells what
+// the modelling layer (port + device-resident bookkeeping) costs.
+namespace native {
+struct Block {
+  Block* next;
+  uint32_t size;
+  uintptr_t buf, aligned;
+};
+struct Heap {
+  Block head{}, tail{}, ahead{};
+  Block blocks[32];
+  uint32_t freebits = 0;
+  void init(uintptr_t pool, uint32_t size) {
+    tail = {nullptr, 0xffffffffu, ~uintptr_t{0}, ~uintptr_t{0}};
+    blocks[0] = {&tail, size, pool, pool};
+    head.next = &blocks[0];
+    ahead.next = nullptr;
+    freebits = 0xfffffffeu;
+  }
+  static uint32_t slack(uintptr_t b, uint32_t a) { return static_cast<uint32_t>(((b + a - 1) & ~uintptr_t(a - 1)) - b); }
+  uintptr_t alloc(uint32_t size, uint32_t align) {
+    Block* prev = &head;
+    Block* c = head.next;
+    uint32_t need = size + slack(c->buf, align);
+    while (c->size < need) {
+      prev = c;
+      c = c->next;
+      need = size + slack(c->buf, align);
+    }
+    if (c == &tail) return 0;
+    c->aligned = c->buf + need - size;
+    if (c->size - need > 4 && freebits) {
+      const int idx = __builtin_ctz(freebits);
+      freebits ^= 1u << idx;
+      Block* r = &blocks[idx];
+      *r = {c->next, c->size - need, c->buf + need, c->buf + need};
+      c->size = need;
+      prev->next = r;
+    } else {
+      prev->next = c->next;
+    }
+    c->next = ahead.next;
+    ahead.next = c;
+    return c->aligned;
+  }
+  void release(uintptr_t p) {
+    Block* prev = &ahead;
+    Block* b = ahead.next;
+    while (b && b->aligned != p) { prev = b; b = b->next; }
+    if (!b) return;
+    prev->next = b->next;
+    Block* at = &head;
+    while (at->next->buf < b->buf) at = at->next;
+    bool merged = false;
+    if (at != &head && at->buf + at->size == b->buf) {
+      at->size += b->size;
+      freebits ^= 1u << (b - blocks);
+      b = at;
+      merged = true;
+    }
+    Block* n = at->next;
+    if (n != &tail && b->buf + b->size == n->buf) {
+      freebits ^= 1u << (n - blocks);
+      b->size += n->size;
+      b->next = n->next;
+      if (!merged) at->next = b;
+      merged = true;
+    }
+    if (!merged) { b->next = at->next; at->next = b; }
+  }
+};
+}  // namespace native
+
+void BM_native_c_style_heap(benchmark::State& state) {
+  static std::vector<uint8_t> pool(1 << 20);
+  native::Heap heap;
+  heap.init(reinterpret_cast<uintptr_t>(pool.data()), 1 << 20);
+  const auto& s = seq();
+  std::vector<uintptr_t> slot(12);
+  for (auto _ : state) {
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const int op = s.ops[i];
+      if (op >= 0) slot[op] = heap.alloc(s.sz[i], 16);
+      else heap.release(slot[-op - 1]);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * s.ops.size());
+}
+BENCHMARK(BM_native_c_style_heap);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,11 @@
+#include "sim/commands.h"
+#include "sim/traffic.h"
+
+namespace npusim::sim {
+
+// The simulator's own subcommands (traffic, run, check-windows) register here as they land.
+void register_more_commands(CLI::App& app, Commands& cmds) {
+  register_traffic_command(app, cmds);
+}
+
+}  // namespace npusim::sim

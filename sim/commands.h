@@ -1,0 +1,19 @@
+// Subcommand registration for the npusim program.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace npusim::sim {
+
+struct Commands {
+  int exit_code = 0;
+};
+
+// `npusim heap replay`.
+void register_heap_commands(CLI::App& app, Commands& cmds);
+// Subcommands added by later work (traffic, run, check-windows).
+void register_more_commands(CLI::App& app, Commands& cmds);
+
+}  // namespace npusim::sim

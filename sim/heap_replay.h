@@ -1,0 +1,59 @@
+// `npusim heap replay`: an allocation trace in, the heap's life out (docs/heap-replay.md).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace npusim::sim {
+
+// Bad input: names the file, the line and the offending token. Exit code 2.
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& file, int line, const std::string& token, const std::string& why);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& token() const { return token_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string token_;
+};
+
+struct ReplayOptions {
+  std::string allocator = "xmem";  // xmem | neuron-hbm | neuron-dataram | neuron-libc
+  uint64_t pool_base = 0x10000000;
+  uint64_t pool_size = 0x10000;
+  uint64_t blocks = 32;
+  // xmem only: where the manager and the external header live. "after" places the header
+  // right after the largest pool the trace initialises and the manager after the header;
+  // "none" puts the header at the start of the pool (xmem's 64-descriptor mode).
+  std::string header = "after";
+  std::optional<uint64_t> header_base;
+  std::optional<uint64_t> mgr_base;
+  bool summary = false;
+};
+
+struct ReplayOp {
+  enum Kind { kInit, kAlloc, kFree, kFreeSpace } kind;
+  int line;
+  uint64_t a = 0, b = 0;  // init: pool size, blocks; alloc: size, align; free: addr;
+                          // free_space: align, qualifier (0 max, 1 start, 2 end)
+};
+
+// Parses a whole ops file before anything runs; throws InputError.
+std::vector<ReplayOp> parse_ops(std::istream& in, const std::string& file);
+
+// Runs the trace and writes JSON Lines (or the summary table) to `out`. Returns the exit
+// code: 0. Throws InputError for bad options or a trace that addresses unmapped memory.
+int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
+                    const std::string& file, std::ostream& out);
+
+// Parses a number as the trace and the command line accept it: decimal or 0x-hex.
+std::optional<uint64_t> parse_number(const std::string& token);
+
+}  // namespace npusim::sim

@@ -1,0 +1,23 @@
+# End-to-end checks of the npusim program: exit codes and messages users see.
+function(npusim_cli_test name rc regex)
+  string(REPLACE ";" "|" args "${ARGN}")
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|${args}" -DRC=${rc}
+                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()
+
+npusim_cli_test(help 0 "heap" --help)
+npusim_cli_test(no_subcommand 2 "subcommand")
+npusim_cli_test(heap_replay_help 0 "OPS_FILE" heap replay --help)
+npusim_cli_test(replay_example_summary 0 "descriptor exhaustion events +0.*layout warning|layout warning.*descriptor exhaustion events +0"
+                heap replay --allocator neuron-dataram --summary scenarios/heap/dataram_mixed.ops)
+npusim_cli_test(replay_exhaustion 0 "descriptor exhaustion events +1"
+                heap replay --pool-size 0x1000 --blocks 8 --summary scenarios/heap/descriptor_exhaustion.ops)
+npusim_cli_test(replay_quirks 0 "\"status\":-99"
+                heap replay --pool-base 0x10000001 --pool-size 0x1000 scenarios/heap/xmem_quirks.ops)
+npusim_cli_test(replay_bad_line 2 "tests/data/bad_op.ops:3: unknown op .*'allocate'"
+                heap replay tests/data/bad_op.ops)
+npusim_cli_test(replay_missing_file 2 "cannot open ops file 'nope.ops'" heap replay nope.ops)
+npusim_cli_test(replay_bad_number 2 "--pool-size.*'12k'" heap replay --pool-size 12k tests/data/bad_op.ops)
+npusim_cli_test(replay_bad_allocator 2 "allocator" heap replay --allocator tlsf tests/data/bad_op.ops)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: a -Werror build and an ASan+UBSan build, each with
+# every test. Run as root on Debian 12 (installs missing packages first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/deps.sh
+jobs=${JOBS:-2}
+
+echo "== release build (-Wall -Wextra -Werror) =="
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUSIM_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build -j"$jobs" --output-on-failure
+
+echo "== sanitizer build (-fsanitize=address,undefined) =="
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNPUSIM_WERROR=ON -DNPUSIM_SANITIZE=ON \
+      -DNPUSIM_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure
