@@ -75,9 +75,10 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c), units_(c.units()) {
   }
 }
 
-uint64_t HbmTiming::refresh_offset(uint32_t unit) const {
-  // Staggered so that the units do not all refresh at once (assumption).
-  return cfg_.tREFI * unit / cfg_.units();
+uint64_t HbmTiming::refresh_offset(uint32_t) const {
+  // Assumption: all units refresh together. Staggered refreshes would stall an in-order
+  // stream that needs every channel once per refresh window, eight times per tREFI.
+  return 0;
 }
 
 uint64_t HbmTiming::apply_refresh(Unit& u, uint32_t unit, uint64_t t) {

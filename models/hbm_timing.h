@@ -92,7 +92,7 @@ class HbmTiming {
     uint64_t refreshes_seen = 0;    // index of the last refresh applied to the banks
   };
 
-  uint64_t refresh_offset(uint32_t unit) const;  // staggered over the units
+  uint64_t refresh_offset(uint32_t unit) const;  // where unit's refresh schedule starts
   // Applies every refresh that started at or before `t`; returns t moved past a refresh that
   // is in progress.
   uint64_t apply_refresh(Unit& u, uint32_t unit, uint64_t t);

@@ -1,0 +1,66 @@
+// `npusim traffic`: characterise a memory. A generator drives a request pattern through the
+// interconnect into the dataram or the HBM and measures bandwidth, latency and row hits
+// (docs/timing-model.md shows what the numbers should be).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/memory_config.h"
+
+namespace CLI {
+class App;
+}
+
+namespace npusim::sim {
+
+struct Commands;
+// `npusim traffic` (sim/cmd_traffic.cpp); called by register_more_commands.
+void register_traffic_command(CLI::App& app, Commands& cmds);
+
+// A bad option value; names the option and the value. Exit code 2.
+class TrafficError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TrafficOptions {
+  std::string memory = "hbm";  // hbm | dataram
+  std::string pattern = "seq";  // seq | random | stride:BYTES
+  uint64_t requests = 100000;
+  uint64_t size = 64;          // bytes per request
+  uint64_t outstanding = 0;    // 0: as many as the memory queues (HBM: channels x queue_depth)
+  std::optional<double> rate;  // requests per memory cycle; none = as fast as possible
+  double read_ratio = 1.0;
+  uint64_t seed = 1;
+  std::optional<uint64_t> span;  // bytes of the memory the pattern covers (see docs)
+  std::string platform;          // memory configuration YAML; empty = built-in defaults
+  std::vector<models::Override> overrides;
+};
+
+struct TrafficResult {
+  std::string memory, pattern;
+  uint64_t requests = 0, bytes = 0, outstanding = 0;
+  double clock_ns = 1.0;  // the memory's clock: latency cycles are counted in it
+  double elapsed_ns = 0.0;
+  double bandwidth_gbps = 0.0;
+  double latency_mean_cycles = 0.0;
+  uint64_t latency_p50_cycles = 0, latency_p99_cycles = 0, latency_max_cycles = 0,
+           latency_min_cycles = 0;
+  std::optional<double> row_hit_rate;  // HBM only
+  uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, refreshes = 0, bank_conflicts = 0;
+};
+
+// Builds the platform, runs the pattern to completion in one simulation and returns the
+// measurements. SystemC elaborates once per process: call at most once. Throws TrafficError
+// for bad options and models::ConfigError for a bad configuration.
+TrafficResult run_traffic(const TrafficOptions& opt);
+
+void print_text(const TrafficResult& r, std::ostream& out);
+void print_json(const TrafficResult& r, std::ostream& out);
+
+}  // namespace npusim::sim
