@@ -12,6 +12,7 @@ SparseStore::SparseStore(uint64_t size, uint32_t fill, uint64_t page_bytes)
     throw std::invalid_argument("sparse store: page size must be a power of two >= 4");
   while ((uint64_t{1} << page_shift_) < page_bytes) ++page_shift_;
   pages_.resize((size + page_bytes - 1) >> page_shift_);
+  allocated_.assign((pages_.size() + 63) / 64, 0);
 }
 
 void SparseStore::fill_bytes(uint64_t offset, uint8_t* dst, size_t n) const {
@@ -28,6 +29,7 @@ uint8_t* SparseStore::touch(uint64_t index) {
     p.reset(new uint8_t[page_bytes_]);
     fill_bytes(index << page_shift_, p.get(), page_bytes_);
     ++pages_allocated_;
+    allocated_[index >> 6] |= uint64_t{1} << (index & 63);
   }
   return p.get();
 }
@@ -38,7 +40,7 @@ void SparseStore::read(uint64_t offset, void* dst, size_t n) const {
     const uint64_t index = offset >> page_shift_;
     const uint64_t in_page = offset & (page_bytes_ - 1);
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, page_bytes_ - in_page));
-    if (const auto& p = pages_[index]) std::memcpy(out, p.get() + in_page, chunk);
+    if (allocated(index)) std::memcpy(out, pages_[index].get() + in_page, chunk);
     else fill_bytes(offset, out, chunk);
     out += chunk;
     offset += chunk;

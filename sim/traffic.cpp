@@ -83,7 +83,11 @@ class TrafficGenerator : public sc_core::sc_module {
     const uint64_t slots = s_.span / s_.size;
     switch (s_.pattern.kind) {
       case Pattern::kSeq: return s_.base + (i % slots) * s_.size;
-      case Pattern::kRandom: return s_.base + (next_random() % slots) * s_.size;
+      case Pattern::kRandom: {
+        // Uniform in [0, slots) by a multiply instead of a division.
+        const auto r = static_cast<unsigned __int128>(next_random()) * slots;
+        return s_.base + static_cast<uint64_t>(r >> 64) * s_.size;
+      }
       case Pattern::kStride: {
         // Wraps inside the span; an access never runs past its end.
         const uint64_t offset = (i * s_.pattern.stride) % s_.span;
