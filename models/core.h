@@ -1,0 +1,147 @@
+// A core that runs host-compiled firmware as a SystemC thread, loosely timed.
+//
+// Firmware touches the device only through the core: 32-bit loads and stores, block and
+// vector reads/writes, compute(cycles) for pure computation, and waits on events (DMA
+// completion). Time is therefore emergent from the memory traffic. The core keeps a quantum
+// keeper and a DMI cache: where a target grants DMI (the dataram), an access is a memcpy plus
+// the granted latency; elsewhere (HBM) it is a b_transport with the local time offset.
+//
+// The core is also a memory port (allocators/memory_port.h): the allocator models run on it
+// unchanged, so their list walks cost what the walks' memory accesses cost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+namespace npusim::models {
+
+inline constexpr double DEFAULT_CORE_CLOCK_GHZ = 1.4;      // public Neuron docs: GPSIMD cores
+inline constexpr uint64_t DEFAULT_CORE_QUANTUM_CYCLES = 1000;  // assumption
+inline constexpr uint32_t DEFAULT_CORE_VECTOR_BYTES = 64;  // 512-bit vector unit
+
+struct CoreConfig {
+  double clock_ghz = DEFAULT_CORE_CLOCK_GHZ;
+  uint64_t quantum_cycles = DEFAULT_CORE_QUANTUM_CYCLES;
+  uint32_t vector_bytes = DEFAULT_CORE_VECTOR_BYTES;  // width of one vector access
+  bool use_dmi = true;
+};
+
+// A bus error seen by the core: the interconnect answered an error response.
+class BusError : public std::runtime_error {
+ public:
+  BusError(const std::string& core, bool write, uint64_t addr, size_t len,
+           tlm::tlm_response_status status);
+  bool write() const { return write_; }
+  uint64_t addr() const { return addr_; }
+  size_t len() const { return len_; }
+  tlm::tlm_response_status status() const { return status_; }
+
+ private:
+  bool write_;
+  uint64_t addr_;
+  size_t len_;
+  tlm::tlm_response_status status_;
+};
+
+struct CoreStats {
+  uint64_t loads = 0, stores = 0;  // word accesses
+  uint64_t block_reads = 0, block_writes = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+  uint64_t dmi_accesses = 0, bus_transactions = 0;
+  uint64_t compute_cycles = 0;
+  sc_core::sc_time memory_time = sc_core::SC_ZERO_TIME;   // waiting for loads and stores
+  sc_core::sc_time compute_time = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time wait_time = sc_core::SC_ZERO_TIME;     // idle: waiting on events
+  sc_core::sc_time start = sc_core::SC_ZERO_TIME, end = sc_core::SC_ZERO_TIME;
+};
+
+class Core : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Core> bus;
+
+  using Program = std::function<void(Core&)>;
+  // Called when the program ends, normally or by an exception (then `error` is set).
+  using ExitHandler = std::function<void(Core&, std::exception_ptr error)>;
+
+  Core(sc_core::sc_module_name name, const CoreConfig& cfg = {});
+
+  // The firmware this core runs; set before sc_start.
+  void set_program(Program program) { program_ = std::move(program); }
+  void set_exit_handler(ExitHandler h) { on_exit_ = std::move(h); }
+
+  // --- the memory port ---
+  // Outside the running program these go through debug transport: no time, no stats.
+  uint32_t load32(uint64_t addr) {
+    uint32_t v;
+    access(false, addr, &v, 4);
+    ++stats_.loads;
+    return v;
+  }
+  void store32(uint64_t addr, uint32_t v) {
+    access(true, addr, &v, 4);
+    ++stats_.stores;
+  }
+  void read(uint64_t addr, void* dst, size_t n);    // one access of n bytes
+  void write(uint64_t addr, const void* src, size_t n);
+  void compute(uint64_t cycles);
+
+  // Word-by-word and vector copies of [addr, addr+n): one access per 4 bytes, or per
+  // vector_bytes (the data-transfer backends C_MEMCPY and VEC_MEMCPY).
+  void read_words(uint64_t addr, void* dst, size_t n);
+  void write_words(uint64_t addr, const void* src, size_t n);
+  void read_vectors(uint64_t addr, void* dst, size_t n);
+  void write_vectors(uint64_t addr, const void* src, size_t n);
+
+  // Waits for an event (e.g. a DMA completion), counted as idle time.
+  void wait_for(const sc_core::sc_event& e);
+  // Synchronises the local time offset with the kernel.
+  void sync() { qk_.sync(); }
+  // The core's notion of now: kernel time plus the local offset.
+  sc_core::sc_time now() const { return sc_core::sc_time_stamp() + qk_.get_local_time(); }
+  sc_core::sc_time period() const { return period_; }
+  uint64_t cycles(const sc_core::sc_time& t) const {
+    return static_cast<uint64_t>(t / period_ + 0.5);
+  }
+
+  // The core whose thread is running now (nullptr outside core threads).
+  static Core* current();
+
+  const CoreConfig& config() const { return cfg_; }
+  const CoreStats& stats() const { return stats_; }
+  bool running() const { return running_; }
+  bool finished() const { return finished_; }
+
+ private:
+  void thread();
+  void access(bool write, uint64_t addr, void* data, size_t n);
+  void bus_access(bool write, uint64_t addr, void* data, size_t n);
+  void debug_access(bool write, uint64_t addr, void* data, size_t n);
+  void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
+  void advance(const sc_core::sc_time& t) {
+    qk_.inc(t);
+    if (qk_.need_sync()) qk_.sync();
+  }
+  template <class Fn>
+  void chunked(uint64_t addr, size_t n, size_t chunk, Fn&& fn);
+
+  CoreConfig cfg_;
+  sc_core::sc_time period_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  std::vector<tlm::tlm_dmi> dmi_;
+  size_t dmi_last_ = 0;
+  tlm::tlm_generic_payload trans_;
+  Program program_;
+  ExitHandler on_exit_;
+  CoreStats stats_;
+  bool running_ = false, finished_ = false;
+};
+
+}  // namespace npusim::models
