@@ -71,15 +71,6 @@ int Firmware::end(const std::string& call, int status) {
   return status;
 }
 
-void Firmware::alloc_failed(const std::string& call, const std::string& what) {
-  ++alloc_failures_;
-  if (alloc_failure_fatal_)
-    throw FirmwareFault(FirmwareFault::kAllocFailure, call,
-                        fmt::format("{}: {} (xmem status {} {}); the caller treats this as fatal",
-                                    call, what, heaps_.last_xmem_status(),
-                                    alloc::xmem::status_name(heaps_.last_xmem_status())));
-}
-
 // --- allocators ---
 
 int Firmware::init_neuron_hbm_allocator() {

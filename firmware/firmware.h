@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,6 +93,8 @@ class Firmware {
   // they are counted and the call returns its failure status.
   void set_alloc_failure_fatal(bool fatal) { alloc_failure_fatal_ = fatal; }
   uint64_t alloc_failures() const { return alloc_failures_; }
+  // Arguments of the custom op this firmware runs (npusim_arg).
+  std::map<std::string, long long>& args() { return args_; }
 
   // --- allocator entry points (device ABI in neuron_device.h) ---
   int init_neuron_hbm_allocator();
@@ -132,7 +135,6 @@ class Firmware {
   int end(const std::string& call, int status);
   void dma_copy(uint64_t dst, uint64_t src, uint64_t n, uint32_t channel, const std::string& call);
   void core_copy(uint64_t dst, uint64_t src, uint64_t n, TransferMethod m);
-  void alloc_failed(const std::string& call, const std::string& what);
 
   models::Core& core_;
   models::DmaEngine* dma_;
@@ -143,6 +145,7 @@ class Firmware {
   bool alloc_failure_fatal_ = true;
   uint64_t alloc_failures_ = 0;
   std::vector<uint8_t> scratch_;
+  std::map<std::string, long long> args_;
 };
 
 // The firmware of the SystemC process now running (set by run_on_core).

@@ -62,6 +62,15 @@ void npusim_hbm_store32(unsigned long long a, uint32_t v) {
 void npusim_read(const void* addr, void* dst, size_t n) { current().core().read(ptr32(addr), dst, n); }
 void npusim_write(void* addr, const void* src, size_t n) { current().core().write(ptr32(addr), src, n); }
 void npusim_compute(uint64_t cycles) { current().core().compute(cycles); }
+long long npusim_arg(const char* name, long long fallback) {
+  const auto& args = current().args();
+  const auto it = args.find(name);
+  return it == args.end() ? fallback : it->second;
+}
+void npusim_fail(const char* what) {
+  throw npusim::fw::FirmwareFault(npusim::fw::FirmwareFault::kUsage, "custom op",
+                                  std::string("custom op failed: ") + what);
+}
 
 npusim_frame::npusim_frame(const char* name, unsigned bytes) { current().push_frame(name, bytes); }
 npusim_frame::~npusim_frame() {
@@ -83,6 +92,11 @@ std::map<std::string, OpEntry>& ops() {
 bool register_custom_op(const char* name, CustomOpFn fn, const char* description) {
   ops()[name] = OpEntry{fn, description};
   return true;
+}
+std::vector<std::pair<std::string, std::string>> custom_ops() {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const auto& [name, e] : ops()) v.emplace_back(name, e.description);
+  return v;
 }
 CustomOpFn find_custom_op(const char* name) {
   const auto it = ops().find(name);

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 // allocator.o
 int init_neuron_hbm_allocator();
@@ -37,6 +40,10 @@ void npusim_hbm_store32(unsigned long long hbm_addr, uint32_t value);
 void npusim_read(const void* addr, void* host_dst, size_t bytes);
 void npusim_write(void* addr, const void* host_src, size_t bytes);
 void npusim_compute(uint64_t cycles);
+// A custom op's argument (from the scenario), or `fallback` when not given.
+long long npusim_arg(const char* name, long long fallback);
+// Ends the custom op with a failure the run reports (like an assertion in the op).
+[[noreturn]] void npusim_fail(const char* what);
 
 // A stack frame the code declares: costs stack traffic, and overflows like the real stack.
 class npusim_frame {
@@ -53,6 +60,8 @@ namespace npusim::fw {
 using CustomOpFn = void (*)();
 bool register_custom_op(const char* name, CustomOpFn fn, const char* description);
 CustomOpFn find_custom_op(const char* name);
+// name -> description of every registered op.
+std::vector<std::pair<std::string, std::string>> custom_ops();
 }  // namespace npusim::fw
 #define NPUSIM_CUSTOM_OP(name, description)                                         \
   static void npusim_op_##name();                                                   \

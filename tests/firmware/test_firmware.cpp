@@ -342,3 +342,29 @@ TEST_CASE("device API: dataram allocate writes *out_ptr even on failure", "[devi
   });
   fw::simulate(*p);
 }
+
+TEST_CASE("example custom op relu_bounce runs and computes the right result", "[customop]") {
+  auto p = make();
+  auto op = fw::find_custom_op("relu_bounce");
+  REQUIRE(op != nullptr);
+  p->firmware.args()["elements"] = 3000;
+  p->run([op](Firmware&) { op(); });
+  fw::simulate(*p);  // npusim_fail would throw here
+  CHECK(p->dma.channel_stats()[0].descriptors == 6);  // 3 tiles in, 3 out
+  CHECK(p->core.stats().compute_cycles >= 3000);
+}
+
+TEST_CASE("example custom op deep_calls overflows a stack that is too small", "[customop]") {
+  auto p = make();
+  auto op = fw::find_custom_op("deep_calls");
+  REQUIRE(op != nullptr);
+  p->firmware.args()["depth"] = 20;  // 21 frames of 256 bytes > 4196
+  p->run([op](Firmware&) { op(); });
+  try {
+    fw::simulate(*p);
+    FAIL("no overflow");
+  } catch (const fw::FirmwareFault& e) {
+    CHECK(e.kind() == fw::FirmwareFault::kStackOverflow);
+    CHECK(p->firmware.stack().hbm_high_water == 16 * 256);
+  }
+}
