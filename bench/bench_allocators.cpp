@@ -7,38 +7,13 @@
 
 #include "allocators/memory_port.h"
 #include "allocators/xmem/xmem_heap.h"
+#include "bench/op_sequence.h"
 
 using namespace npusim::alloc;
 
 namespace {
 
-// A fixed mixed sequence: up to `live` allocations alive, sizes 16..1040, 50/50 alloc/free
-// once warm. Negative entries are frees of slot -op-1.
-struct Sequence {
-  std::vector<int> ops;      // >= 0: alloc into slot; < 0: free slot
-  std::vector<uint32_t> sz;  // size per op (allocs)
-  Sequence(int n, int live, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<bool> used(live, false);
-    int nused = 0;
-    for (int i = 0; i < n; ++i) {
-      const bool do_alloc = nused == 0 || (nused < live && rng() % 2 == 0);
-      int slot = rng() % live;
-      while (used[slot] != !do_alloc) slot = (slot + 1) % live;
-      used[slot] = do_alloc;
-      nused += do_alloc ? 1 : -1;
-      ops.push_back(do_alloc ? slot : -slot - 1);
-      sz.push_back(16 + rng() % 1025);
-    }
-    for (int s = 0; s < live; ++s)
-      if (used[s]) { ops.push_back(-s - 1); sz.push_back(0); }
-  }
-};
-
-const Sequence& seq() {
-  static Sequence s(4096, 12, 7);  // 12 live blocks: within 32 descriptors
-  return s;
-}
+const OpSequence& seq() { return standard_sequence(); }
 
 void BM_xmem_host_port(benchmark::State& state) {
   HostMemory mem;
@@ -49,15 +24,7 @@ void BM_xmem_host_port(benchmark::State& state) {
   const auto& s = seq();
   std::vector<uint32_t> slot(12);
   for (auto _ : state) {
-    for (size_t i = 0; i < s.ops.size(); ++i) {
-      const int op = s.ops[i];
-      if (op >= 0) {
-        int32_t st;
-        slot[op] = heap.alloc(s.sz[i], 16, &st);
-      } else {
-        heap.free(slot[-op - 1]);
-      }
-    }
+    s.run(heap, slot);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * s.ops.size());
@@ -71,7 +38,7 @@ void BM_glibc_malloc_free(benchmark::State& state) {
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const int op = s.ops[i];
       if (op >= 0) {
-        slot[op] = std::malloc(s.sz[i]);
+        slot[op] = std::malloc(s.sizes[i]);
         benchmark::DoNotOptimize(slot[op]);
       } else {
         std::free(slot[-op - 1]);
@@ -90,7 +57,7 @@ void BM_glibc_aligned_alloc_free(benchmark::State& state) {
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const int op = s.ops[i];
       if (op >= 0) {
-        slot[op] = std::aligned_alloc(16, (s.sz[i] + 15) & ~15u);
+        slot[op] = std::aligned_alloc(16, (s.sizes[i] + 15) & ~15u);
         benchmark::DoNotOptimize(slot[op]);
       } else {
         std::free(slot[-op - 1]);
@@ -186,7 +153,7 @@ void BM_native_c_style_heap(benchmark::State& state) {
   for (auto _ : state) {
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const int op = s.ops[i];
-      if (op >= 0) slot[op] = heap.alloc(s.sz[i], 16);
+      if (op >= 0) slot[op] = heap.alloc(s.sizes[i], 16);
       else heap.release(slot[-op - 1]);
     }
     benchmark::ClobberMemory();

@@ -38,9 +38,9 @@ Core::Core(sc_core::sc_module_name name, const CoreConfig& cfg)
       period_(sc_core::sc_time(1.0 / cfg.clock_ghz, sc_core::SC_NS)) {
   if (cfg.clock_ghz <= 0) throw std::invalid_argument("core clock_ghz must be positive");
   if (cfg.vector_bytes == 0) throw std::invalid_argument("core vector_bytes must be positive");
-  tlm_utils::tlm_quantumkeeper::set_global_quantum(period_ *
-                                                   static_cast<double>(cfg.quantum_cycles));
-  qk_.reset();
+  quantum_ = (period_ * static_cast<double>(cfg.quantum_cycles)).value();
+  if (quantum_ == 0) quantum_ = 1;
+  budget_ = quantum_;
   bus.register_invalidate_direct_mem_ptr(this, &Core::invalidate_direct_mem_ptr);
   SC_HAS_PROCESS(Core);
   SC_THREAD(thread);
@@ -73,7 +73,7 @@ void Core::thread() {
   running_ = false;
   finished_ = true;
   if (on_exit_) on_exit_(*this, error);
-  if (!error) qk_.sync();
+  if (!error) sync();
 }
 
 void Core::access(bool write, uint64_t addr, void* data, size_t n) {
@@ -82,35 +82,27 @@ void Core::access(bool write, uint64_t addr, void* data, size_t n) {
     debug_access(write, addr, data, n);
     return;
   }
-  // DMI fast path: the most recently used grant first.
-  if (!dmi_.empty()) {
-    const auto hit = [&](const tlm::tlm_dmi& d) {
-      return addr >= d.get_start_address() && addr + n - 1 <= d.get_end_address() &&
-             (write ? d.is_write_allowed() : d.is_read_allowed());
-    };
-    size_t i = dmi_last_;
-    if (!hit(dmi_[i])) {
-      i = dmi_.size();
-      for (size_t k = 0; k < dmi_.size(); ++k)
-        if (hit(dmi_[k])) {
-          i = k;
-          break;
-        }
-    }
-    if (i < dmi_.size()) {
-      dmi_last_ = i;
-      const tlm::tlm_dmi& d = dmi_[i];
-      unsigned char* p = d.get_dmi_ptr() + (addr - d.get_start_address());
-      if (write) std::memcpy(p, data, n);
-      else std::memcpy(data, p, n);
-      const sc_core::sc_time& lat = write ? d.get_write_latency() : d.get_read_latency();
-      ++stats_.dmi_accesses;
-      stats_.memory_time += lat;
-      advance(lat);
+  // DMI fast path: the grant used last, then the others.
+  if (addr < hot_.lo || addr + n - 1 > hot_.hi || !(write ? hot_.write : hot_.read)) {
+    const tlm::tlm_dmi* found = nullptr;
+    for (const auto& d : dmi_)
+      if (addr >= d.get_start_address() && addr + n - 1 <= d.get_end_address() &&
+          (write ? d.is_write_allowed() : d.is_read_allowed())) {
+        found = &d;
+        break;
+      }
+    if (found == nullptr) {
+      bus_access(write, addr, data, n);
       return;
     }
+    hot_ = DmiHot{found->get_start_address(), found->get_end_address(), found->get_dmi_ptr(),
+                  found->get_read_latency().value(), found->get_write_latency().value(),
+                  found->is_read_allowed(), found->is_write_allowed()};
   }
-  bus_access(write, addr, data, n);
+  unsigned char* p = hot_.ptr + (addr - hot_.lo);
+  if (write) std::memcpy(p, data, n);
+  else std::memcpy(data, p, n);
+  dmi_done(write ? hot_.write_units : hot_.read_units);
 }
 
 void Core::bus_access(bool write, uint64_t addr, void* data, size_t n) {
@@ -122,21 +114,19 @@ void Core::bus_access(bool write, uint64_t addr, void* data, size_t n) {
   trans_.set_byte_enable_ptr(nullptr);
   trans_.set_dmi_allowed(false);
   trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  const sc_core::sc_time before = qk_.get_local_time();
-  sc_core::sc_time delay = before;
+  sc_core::sc_time delay = sc_core::sc_time::from_value(local_);
   bus->b_transport(trans_, delay);
   ++stats_.bus_transactions;
   if (trans_.is_response_error())
     throw BusError(name(), write, addr, n, trans_.get_response_status());
-  stats_.memory_time += delay - before;
-  qk_.set(delay);
-  if (qk_.need_sync()) qk_.sync();
+  memory_units_ += delay.value() - local_;
+  local_ = delay.value();
+  if (local_ >= budget_) sync();
   if (cfg_.use_dmi && trans_.is_dmi_allowed()) {
     tlm::tlm_dmi dmi;
     trans_.set_address(addr);
     if (bus->get_direct_mem_ptr(trans_, dmi) && dmi.get_dmi_ptr() != nullptr) {
       dmi_.push_back(dmi);
-      dmi_last_ = dmi_.size() - 1;
     }
   }
 }
@@ -158,7 +148,7 @@ void Core::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
                               return d.get_start_address() <= end && start <= d.get_end_address();
                             }),
              dmi_.end());
-  dmi_last_ = 0;
+  hot_ = DmiHot{};
 }
 
 void Core::read(uint64_t addr, void* dst, size_t n) {
@@ -201,17 +191,42 @@ void Core::write_vectors(uint64_t addr, const void* src, size_t n) {
 
 void Core::compute(uint64_t cycles) {
   if (cycles == 0) return;
-  const sc_core::sc_time t = period_ * static_cast<double>(cycles);
+  const uint64_t units = period_.value() * cycles;
   stats_.compute_cycles += cycles;
-  stats_.compute_time += t;
-  advance(t);
+  compute_units_ += units;
+  advance(units);
+}
+
+void Core::sync() {
+  if (local_ > 0) sc_core::wait(sc_core::sc_time::from_value(local_));
+  local_ = 0;
+  budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;
 }
 
 void Core::wait_for(const sc_core::sc_event& e) {
-  qk_.sync();
+  sync();
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  if (activity_) activity_(false, t0);
   sc_core::wait(e);
   stats_.wait_time += sc_core::sc_time_stamp() - t0;
+  if (activity_) activity_(true, sc_core::sc_time_stamp());
+  budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;
+}
+
+void Core::idle(const sc_core::sc_time& t) {
+  sync();
+  if (t == sc_core::SC_ZERO_TIME) return;
+  if (activity_) activity_(false, sc_core::sc_time_stamp());
+  sc_core::wait(t);
+  stats_.wait_time += t;
+  if (activity_) activity_(true, sc_core::sc_time_stamp());
+  budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;
+}
+
+const CoreStats& Core::stats() const {
+  stats_.memory_time = sc_core::sc_time::from_value(memory_units_);
+  stats_.compute_time = sc_core::sc_time::from_value(compute_units_);
+  return stats_;
 }
 
 }  // namespace npusim::models

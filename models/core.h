@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -19,7 +20,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/tlm_quantumkeeper.h>
 
 namespace npusim::models {
 
@@ -79,15 +79,26 @@ class Core : public sc_core::sc_module {
 
   // --- the memory port ---
   // Outside the running program these go through debug transport: no time, no stats.
+  // The DMI hit is inline (the allocators' bookkeeping lives in DMI-granted dataram).
   uint32_t load32(uint64_t addr) {
     uint32_t v;
-    access(false, addr, &v, 4);
     ++stats_.loads;
+    if (__builtin_expect(dmi_hit(addr, 4, hot_.read), 1)) {
+      std::memcpy(&v, hot_.ptr + (addr - hot_.lo), 4);
+      dmi_done(hot_.read_units);
+    } else {
+      access(false, addr, &v, 4);
+    }
     return v;
   }
   void store32(uint64_t addr, uint32_t v) {
-    access(true, addr, &v, 4);
     ++stats_.stores;
+    if (__builtin_expect(dmi_hit(addr, 4, hot_.write), 1)) {
+      std::memcpy(hot_.ptr + (addr - hot_.lo), &v, 4);
+      dmi_done(hot_.write_units);
+    } else {
+      access(true, addr, &v, 4);
+    }
   }
   void read(uint64_t addr, void* dst, size_t n);    // one access of n bytes
   void write(uint64_t addr, const void* src, size_t n);
@@ -102,10 +113,23 @@ class Core : public sc_core::sc_module {
 
   // Waits for an event (e.g. a DMA completion), counted as idle time.
   void wait_for(const sc_core::sc_event& e);
+  // Idles for `t` (counted as idle time).
+  void idle(const sc_core::sc_time& t);
+  // Called when the core goes idle (false) and busy again (true), with the kernel time.
+  void set_activity_hook(std::function<void(bool busy, const sc_core::sc_time&)> h) {
+    activity_ = std::move(h);
+  }
+  // Untimed access for inspection (reports, traces): debug transport, no statistics.
+  void peek(uint64_t addr, void* dst, size_t n) { debug_access(false, addr, dst, n); }
+  void poke(uint64_t addr, const void* src, size_t n) {
+    debug_access(true, addr, const_cast<void*>(src), n);
+  }
   // Synchronises the local time offset with the kernel.
-  void sync() { qk_.sync(); }
+  void sync();
   // The core's notion of now: kernel time plus the local offset.
-  sc_core::sc_time now() const { return sc_core::sc_time_stamp() + qk_.get_local_time(); }
+  sc_core::sc_time now() const {
+    return sc_core::sc_time_stamp() + sc_core::sc_time::from_value(local_);
+  }
   sc_core::sc_time period() const { return period_; }
   uint64_t cycles(const sc_core::sc_time& t) const {
     return static_cast<uint64_t>(t / period_ + 0.5);
@@ -115,7 +139,7 @@ class Core : public sc_core::sc_module {
   static Core* current();
 
   const CoreConfig& config() const { return cfg_; }
-  const CoreStats& stats() const { return stats_; }
+  const CoreStats& stats() const;
   bool running() const { return running_; }
   bool finished() const { return finished_; }
 
@@ -125,22 +149,42 @@ class Core : public sc_core::sc_module {
   void bus_access(bool write, uint64_t addr, void* data, size_t n);
   void debug_access(bool write, uint64_t addr, void* data, size_t n);
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
-  void advance(const sc_core::sc_time& t) {
-    qk_.inc(t);
-    if (qk_.need_sync()) qk_.sync();
+  // Loosely timed: time runs ahead of the kernel in `local_` (in time-resolution units) up to
+  // the next quantum boundary, then the core yields (a lighter tlm_quantumkeeper).
+  void advance(uint64_t units) {
+    local_ += units;
+    if (local_ >= budget_) sync();
   }
+  bool dmi_hit(uint64_t addr, size_t n, bool allowed) const {
+    return running_ && allowed && addr >= hot_.lo && addr + n - 1 <= hot_.hi;
+  }
+  void dmi_done(uint64_t units) {
+    ++stats_.dmi_accesses;
+    memory_units_ += units;
+    advance(units);
+  }
+  // The DMI grant used last, unpacked for the hot path.
+  struct DmiHot {
+    uint64_t lo = 1, hi = 0;  // empty
+    unsigned char* ptr = nullptr;
+    uint64_t read_units = 0, write_units = 0;
+    bool read = false, write = false;
+  };
   template <class Fn>
   void chunked(uint64_t addr, size_t n, size_t chunk, Fn&& fn);
 
   CoreConfig cfg_;
   sc_core::sc_time period_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  uint64_t quantum_ = 0;  // time-resolution units
+  uint64_t local_ = 0, budget_ = 0;
   std::vector<tlm::tlm_dmi> dmi_;
-  size_t dmi_last_ = 0;
+  DmiHot hot_;
   tlm::tlm_generic_payload trans_;
   Program program_;
   ExitHandler on_exit_;
-  CoreStats stats_;
+  std::function<void(bool, const sc_core::sc_time&)> activity_;
+  mutable CoreStats stats_;
+  uint64_t memory_units_ = 0, compute_units_ = 0;
   bool running_ = false, finished_ = false;
 };
 

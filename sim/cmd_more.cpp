@@ -5,6 +5,7 @@ namespace npusim::sim {
 
 // The simulator's own subcommands (traffic, run, check-windows) register here as they land.
 void register_more_commands(CLI::App& app, Commands& cmds) {
+  register_run_command(app, cmds);
   register_traffic_command(app, cmds);
 }
 

@@ -13,6 +13,8 @@ struct Commands {
 
 // `npusim heap replay`.
 void register_heap_commands(CLI::App& app, Commands& cmds);
+// `npusim run`.
+void register_run_command(CLI::App& app, Commands& cmds);
 // Subcommands added by later work (traffic, run, check-windows).
 void register_more_commands(CLI::App& app, Commands& cmds);
 

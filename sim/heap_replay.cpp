@@ -20,11 +20,14 @@ using alloc::xmem::FreeSpaceQual;
 using Heap = alloc::xmem::Heap<HostMemory>;
 
 InputError::InputError(const std::string& file, int line, const std::string& token,
-                       const std::string& why)
-    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {} (at '{}')", file, line, why, token)
-                                  : fmt::format("{}: {} (at '{}')", file, why, token)),
+                       const std::string& why, int column)
+    : std::runtime_error(
+          column > 0 ? fmt::format("{}:{}:{}: {} (at '{}')", file, line, column, why, token)
+          : line > 0 ? fmt::format("{}:{}: {} (at '{}')", file, line, why, token)
+                     : fmt::format("{}: {} (at '{}')", file, why, token)),
       file_(file),
       line_(line),
+      column_(column),
       token_(token) {}
 
 std::optional<uint64_t> parse_number(const std::string& t) {

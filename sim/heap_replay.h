@@ -13,14 +13,17 @@ namespace npusim::sim {
 // Bad input: names the file, the line and the offending token. Exit code 2.
 class InputError : public std::runtime_error {
  public:
-  InputError(const std::string& file, int line, const std::string& token, const std::string& why);
+  InputError(const std::string& file, int line, const std::string& token, const std::string& why,
+             int column = 0);
   const std::string& file() const { return file_; }
   int line() const { return line_; }
+  int column() const { return column_; }
   const std::string& token() const { return token_; }
 
  private:
   std::string file_;
   int line_;
+  int column_;
   std::string token_;
 };
 

@@ -1,0 +1,58 @@
+// `npusim run`: builds the platform of a scenario, runs its program (or custom op) on the
+// simulated core, checks its expectations and produces the summary, the JSON report and the
+// traces.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/platform_config.h"
+#include "sim/scenario.h"
+
+namespace npusim::sim {
+
+struct RunOptions {
+  std::string platform_override;    // --platform (else the scenario's)
+  std::vector<Setting> sets;        // --set, applied after the scenario's set:
+  std::string trace_path, vcd_path, report_path;
+  bool progress = false;            // progress lines on stderr
+};
+
+// Time-stamped observations of a run, for traces (all times in picoseconds).
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void call(const std::string& track, const std::string& name, const std::string& args,
+                    uint64_t start_ps, uint64_t end_ps, int status) = 0;
+  virtual void transfer(uint32_t channel, uint64_t src, uint64_t dst, uint64_t len,
+                        const std::string& call_site, uint64_t start_ps, uint64_t end_ps) = 0;
+  virtual void heap(const std::string& heap, uint64_t t_ps, uint64_t free_bytes,
+                    uint64_t largest_free, uint64_t descriptors_used) = 0;
+  virtual void core_busy(const std::string& core, uint64_t t_ps, bool busy) = 0;
+  virtual void instant(const std::string& track, const std::string& name, uint64_t t_ps,
+                       const nlohmann::json& args) = 0;
+  virtual void finish(uint64_t end_ps) = 0;
+};
+
+struct RunResult {
+  int exit_code = 0;           // 0 expectations hold, 1 some failed (or an unexpected fault)
+  nlohmann::ordered_json report;
+  std::vector<std::string> failed_expectations;
+};
+
+// Runs `sc` once (SystemC elaborates once per process: one run per process). Writes the
+// summary to `out`. Throws InputError for bad input found before the simulation starts; a
+// fault during the run is part of the result, not an exception.
+RunResult run_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
+                       std::vector<std::unique_ptr<RunObserver>> observers = {});
+
+// The embedded default scenario (scenarios/default.yaml) and its name.
+const char* default_scenario_text();
+const char* default_scenario_name();
+
+}  // namespace npusim::sim
