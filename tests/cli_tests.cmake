@@ -21,3 +21,9 @@ npusim_cli_test(replay_bad_line 2 "tests/data/bad_op.ops:3: unknown op .*'alloca
 npusim_cli_test(replay_missing_file 2 "cannot open ops file 'nope.ops'" heap replay nope.ops)
 npusim_cli_test(replay_bad_number 2 "--pool-size.*'12k'" heap replay --pool-size 12k tests/data/bad_op.ops)
 npusim_cli_test(replay_bad_allocator 2 "allocator" heap replay --allocator tlsf tests/data/bad_op.ops)
+npusim_cli_test(replay_snitch_l1_trap 0 "\"trap\":true.*past_end"
+                heap replay --allocator snitch-l1 scenarios/heap/snitch_l1.ops)
+npusim_cli_test(replay_snitch_stop_on_trap 1 "\"trap\":true"
+                heap replay --allocator snitch-l1 --stop-on-trap scenarios/heap/snitch_l1.ops)
+npusim_cli_test(replay_snitch_bad_core 2 "core"
+                heap replay --allocator snitch-l1 --core-idx 12 scenarios/heap/snitch_l1.ops)
