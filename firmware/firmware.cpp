@@ -97,28 +97,28 @@ int Firmware::init_libc_heap_allocator() {
 int Firmware::neuron_hbm_allocate(uint32_t size, uint64_t* out_addr, uint32_t align) {
   begin("neuron_hbm_allocate", fmt::format("size={} align={}", size, align));
   const int r = heaps_.neuron_hbm_allocate(size, out_addr, align);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kHbm);
+  heap_op(HeapId::kHbm, true, r);
   return end("neuron_hbm_allocate", r);
 }
 
 int Firmware::neuron_hbm_deallocate(uint64_t addr) {
   begin("neuron_hbm_deallocate", fmt::format("addr=0x{:x}", addr));
   const int r = heaps_.neuron_hbm_deallocate(addr);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kHbm);
+  heap_op(HeapId::kHbm, false, r);
   return end("neuron_hbm_deallocate", r);
 }
 
 int Firmware::neuron_dataram_allocate(uint32_t size, uint32_t* out_ptr, uint32_t align) {
   begin("neuron_dataram_allocate", fmt::format("size={} align={}", size, align));
   const int r = heaps_.neuron_dataram_allocate(size, out_ptr, align);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kDataram);
+  heap_op(HeapId::kDataram, true, r);
   return end("neuron_dataram_allocate", r);
 }
 
 int Firmware::neuron_dataram_deallocate(uint32_t ptr) {
   begin("neuron_dataram_deallocate", fmt::format("ptr=0x{:x}", ptr));
   const int r = heaps_.neuron_dataram_deallocate(ptr);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kDataram);
+  heap_op(HeapId::kDataram, false, r);
   return end("neuron_dataram_deallocate", r);
 }
 
@@ -138,7 +138,7 @@ int Firmware::allocate_hbm_stack(uint32_t size, uint32_t align, uint32_t flags) 
                                     stack_.hbm_stack));
   uint64_t addr = 0;
   if (heaps_.neuron_hbm_allocate(size, &addr, align) != 0) {
-    if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kHbm);
+    heap_op(HeapId::kHbm, true, -1);
     ++alloc_failures_;
     // The firmware treats a failed stack allocation as fatal, whatever the policy.
     throw FirmwareFault(FirmwareFault::kAllocFailure, call,
@@ -147,7 +147,7 @@ int Firmware::allocate_hbm_stack(uint32_t size, uint32_t align, uint32_t flags) 
                                     call, size, heaps_.last_xmem_status(),
                                     alloc::xmem::status_name(heaps_.last_xmem_status())));
   }
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kHbm);
+  heap_op(HeapId::kHbm, true, 0);
   stack_.hbm_stack = addr;
   stack_.hbm_stack_size = size;
   if (flags & 1u) switch_to_hbm_stack();
@@ -187,8 +187,7 @@ void Firmware::switch_to_local_stack() {
 void Firmware::free_hbm_stack() {
   if (stack_.hbm_stack == 0) return;
   switch_to_local_stack();
-  heaps_.neuron_hbm_deallocate(stack_.hbm_stack);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kHbm);
+  heap_op(HeapId::kHbm, false, heaps_.neuron_hbm_deallocate(stack_.hbm_stack));
   stack_.hbm_stack = 0;
   stack_.hbm_stack_size = 0;
 }
@@ -296,9 +295,10 @@ int Firmware::tensor_stream_copy(uint64_t dst, uint64_t src, uint64_t n) {
                    dma_->config().channels > 1;
   uint32_t bounce[2] = {0, 0};
   for (int b = 0; b < (dbl ? 2 : 1); ++b) {
-    if (heaps_.neuron_dataram_allocate(kBufferSizeBytes, &bounce[b], 0) != 0) {
-      if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kDataram);
-      for (int k = 0; k < b; ++k) heaps_.neuron_dataram_deallocate(bounce[k]);
+    const int r = heaps_.neuron_dataram_allocate(kBufferSizeBytes, &bounce[b], 0);
+    heap_op(HeapId::kDataram, true, r);
+    if (r != 0) {
+      for (int k = 0; k < b; ++k) heap_op(HeapId::kDataram, false, heaps_.neuron_dataram_deallocate(bounce[k]));
       ++alloc_failures_;
       // The bounce buffer is indispensable: fatal, as in the firmware.
       throw FirmwareFault(FirmwareFault::kAllocFailure, call,
@@ -308,7 +308,6 @@ int Firmware::tensor_stream_copy(uint64_t dst, uint64_t src, uint64_t n) {
                                       alloc::xmem::status_name(heaps_.last_xmem_status())));
     }
   }
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kDataram);
   if (!dbl) {
     for (uint64_t off = 0; off < n; off += kBufferSizeBytes) {
       const uint64_t len = std::min<uint64_t>(kBufferSizeBytes, n - off);
@@ -346,8 +345,8 @@ int Firmware::tensor_stream_copy(uint64_t dst, uint64_t src, uint64_t n) {
       wait_all();
     }
   }
-  for (int b = 0; b < (dbl ? 2 : 1); ++b) heaps_.neuron_dataram_deallocate(bounce[b]);
-  if (hooks_.heap_changed) hooks_.heap_changed(HeapId::kDataram);
+  for (int b = 0; b < (dbl ? 2 : 1); ++b)
+    heap_op(HeapId::kDataram, false, heaps_.neuron_dataram_deallocate(bounce[b]));
   return end(call, 0);
 }
 

@@ -75,6 +75,8 @@ struct FirmwareHooks {
   std::function<void(const std::string& call, int status)> call_end;
   // A heap changed (after an allocate/deallocate/init).
   std::function<void(alloc::neuron::HeapId)> heap_changed;
+  // An allocation (is_alloc) or a free on a heap finished with the wrapper's status (0/-1).
+  std::function<void(alloc::neuron::HeapId, bool is_alloc, int status)> heap_op;
 };
 
 class Firmware {
@@ -132,6 +134,10 @@ class Firmware {
 
  private:
   void begin(const std::string& call, const std::string& args);
+  void heap_op(alloc::neuron::HeapId id, bool is_alloc, int status) {
+    if (hooks_.heap_op) hooks_.heap_op(id, is_alloc, status);
+    if (hooks_.heap_changed) hooks_.heap_changed(id);
+  }
   int end(const std::string& call, int status);
   void dma_copy(uint64_t dst, uint64_t src, uint64_t n, uint32_t channel, const std::string& call);
   void core_copy(uint64_t dst, uint64_t src, uint64_t n, TransferMethod m);

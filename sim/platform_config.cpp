@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "allocators/neuron/neuron_layout.h"
@@ -194,10 +195,11 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
       windows[*n][s.key.substr(dot + 1)] = s;
     } else {
       auto it = t.find(s.key);
+      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware"};
       if (it == t.end())
-        fail(s, s.key.find('.') == std::string::npos
-                    ? "unknown section (core, dataram, hbm, interconnect, dma, windows, heaps, "
-                      "firmware; see docs/platforms.md)"
+        fail(s, !sections.count(section) || s.key.find('.') == std::string::npos
+                    ? fmt::format("unknown section '{}' (core, dataram, hbm, interconnect, dma, "
+                                  "windows, heaps, firmware; see docs/platforms.md)", section)
                     : "unknown key (see docs/platforms.md)");
       if (auto why = it->second(s.value)) fail(s, *why);
     }

@@ -81,6 +81,19 @@ class Runner {
   uint64_t resolve(const AddrExpr& e);
   [[noreturn]] void runtime_error(const Step& s, const std::string& why);
   void sample(HeapId id);
+  void count_heap_op(HeapId id, bool is_alloc, int status) {
+    HeapTrack& t = heaps_[id];
+    if (is_alloc) {
+      ++t.allocs;
+      if (status != 0) ++t.alloc_failures;
+    } else {
+      ++t.frees;
+      if (status != 0) {
+        ++t.free_errors;
+        ++double_frees_;
+      }
+    }
+  }
   fw::TransferMethod method_of(const Step& s) const;
 
   void check_expectation_keys() const;
@@ -196,11 +209,10 @@ void Runner::exec(const Step& s) {
       } else {
         addr = f.heaps().libc_heap_allocate(static_cast<uint32_t>(s.size), static_cast<uint32_t>(s.align));
         r = f.heaps().last_xmem_status() == 0 ? 0 : -1;
+        count_heap_op(id, true, r);
         sample(id);
       }
-      ++heaps_[id].allocs;
       if (r != 0) {
-        ++heaps_[id].alloc_failures;
         if (!s.name.empty()) failed_names_.insert(s.name);
         for (auto& o : obs_)
           o->instant("faults", "allocation failure", ps(p_->core.now()),
@@ -236,12 +248,10 @@ void Runner::exec(const Step& s) {
       else if (id == HeapId::kDataram) r = f.neuron_dataram_deallocate(static_cast<uint32_t>(addr));
       else {
         r = f.heaps().libc_heap_deallocate(static_cast<uint32_t>(addr));
+        count_heap_op(id, false, r);
         sample(id);
       }
-      ++heaps_[id].frees;
       if (r != 0) {
-        ++heaps_[id].free_errors;
-        ++double_frees_;
         const std::string what = fmt::format(
             "{}: free of {} (0x{:x}) on the {} heap: not a live allocation (double free or bad "
             "pointer); the wrapper returns -1 (xmem status {})",
@@ -635,6 +645,7 @@ RunResult Runner::run(std::ostream& out) {
   f.args() = sc_.op_args;
   auto& hooks = f.hooks();
   hooks.heap_changed = [this](HeapId id) { sample(id); };
+  hooks.heap_op = [this](HeapId id, bool is_alloc, int status) { count_heap_op(id, is_alloc, status); };
   if (!obs_.empty()) {
     hooks.call_begin = [this](const std::string& c, const std::string& a) {
       calls_.push_back(OpenCall{c, a, ps(p_->core.now())});

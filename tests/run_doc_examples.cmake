@@ -1,0 +1,23 @@
+# Extracts every ```yaml block marked `# example: NAME` from a markdown file and runs it with
+# `npusim run`; each must exit 0. -DNPUSIM=... -DDOC=... -DOUT_DIR=...
+file(READ ${DOC} text)
+string(REGEX MATCHALL "```yaml\n# example: [^\n]*\n[^`]*```" blocks "${text}")
+list(LENGTH blocks n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "no examples found in ${DOC}")
+endif()
+file(MAKE_DIRECTORY ${OUT_DIR})
+foreach(block IN LISTS blocks)
+  string(REGEX MATCH "# example: ([^\n]*)" _ "${block}")
+  set(name ${CMAKE_MATCH_1})
+  string(REGEX REPLACE "^```yaml\n" "" yaml "${block}")
+  string(REGEX REPLACE "```$" "" yaml "${yaml}")
+  file(WRITE ${OUT_DIR}/${name}.yaml "${yaml}")
+  execute_process(COMMAND ${NPUSIM} run ${OUT_DIR}/${name}.yaml RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "example '${name}' of ${DOC} exits ${rc}:\n${out}\n${err}")
+  endif()
+  message(STATUS "example ${name}: ok")
+endforeach()
+message(STATUS "${n} examples of ${DOC} ran")
