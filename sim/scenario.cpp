@@ -390,7 +390,11 @@ class Parser {
 
 Scenario parse_scenario(const std::string& text, const std::string& file) {
   Parser p(file);
-  return p.scenario(text);
+  try {
+    return p.scenario(text);
+  } catch (const YAML::Exception& e) {  // e.g. a map key that is not a scalar
+    throw InputError(file, e.mark.line + 1, "", "malformed scenario: " + e.msg, e.mark.column + 1);
+  }
 }
 
 Scenario load_scenario_file(const std::string& path) {
