@@ -1,3 +1,4 @@
+#include "sim/check_windows.h"
 #include "sim/commands.h"
 #include "sim/traffic.h"
 
@@ -7,6 +8,7 @@ namespace npusim::sim {
 void register_more_commands(CLI::App& app, Commands& cmds) {
   register_run_command(app, cmds);
   register_traffic_command(app, cmds);
+  register_check_windows_command(app, cmds);
 }
 
 }  // namespace npusim::sim

@@ -1,5 +1,6 @@
 // `npusim run [SCENARIO]`: runs a scenario (default: the embedded one) and reports.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -64,11 +65,10 @@ void register_run_command(CLI::App& app, Commands& cmds) {
                               : load_scenario_file(a->scenario);
       auto observers = make_observers(opt);  // opens the trace files: errors are bad input
       result = std::make_unique<RunResult>(run_scenario(sc, opt, std::cout, std::move(observers)));
-    } catch (const InputError& e) {
-      std::cerr << "npusim: error: " << e.what() << '\n';
-      cmds.exit_code = 2;
-      return;
-    } catch (const std::runtime_error& e) {  // e.g. a trace file that cannot be opened
+    } catch (const std::runtime_error& e) {  // InputError, or a trace file that cannot be opened
+      // Bad input: nothing ran, so no output may pretend to be a result.
+      for (const auto& p : {opt.trace_path, opt.vcd_path})
+        if (!p.empty()) std::remove(p.c_str());
       std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;
       return;
