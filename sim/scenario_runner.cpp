@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <iostream>
 #include <csignal>
 #include <ostream>
 #include <set>
@@ -81,6 +83,15 @@ class Runner {
   uint64_t resolve(const AddrExpr& e);
   [[noreturn]] void runtime_error(const Step& s, const std::string& why);
   void sample(HeapId id);
+  // Long runs say how far they are, on stderr, at most every two seconds of host time.
+  void progress() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_progress_ < std::chrono::seconds(2)) return;
+    last_progress_ = now;
+    std::cerr << fmt::format("npusim: {} steps, simulated {:.3f} us\n", steps_done_,
+                             p_->core.now().to_seconds() * 1e6);
+  }
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
   void count_heap_op(HeapId id, bool is_alloc, int status) {
     HeapTrack& t = heaps_[id];
     if (is_alloc) {
@@ -185,7 +196,7 @@ void Runner::exec(const Step& s) {
   if (g_interrupted)
     throw fw::FirmwareFault(fw::FirmwareFault::kUsage, "interrupt", "interrupted (Ctrl-C)");
   current_ = &s;
-  ++steps_done_;
+  if ((++steps_done_ & 0xfffff) == 0) progress();
   fw::Firmware& f = p_->firmware;
   switch (s.kind) {
     case Step::kInit:
