@@ -1,0 +1,98 @@
+// A streaming writer of Chrome trace-event JSON (the "JSON Object Format"), which Perfetto UI
+// and chrome://tracing open. docs/traces.md describes the file and what its events mean.
+//
+// Events go to the file as they come, through a bounded buffer: memory stays flat however long
+// the run. close() writes the terminator, so the file is valid JSON after close() whenever it is
+// called, with or without events. Not thread-safe: one writer thread per trace.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace npusim::sim {
+
+class ChromeTrace {
+ public:
+  // Opens (truncates) `path` and writes the header. Throws std::runtime_error naming the path
+  // if the file cannot be opened.
+  explicit ChromeTrace(const std::string& path);
+  ~ChromeTrace();  // close(); errors are swallowed (a destructor must not throw)
+  ChromeTrace(const ChromeTrace&) = delete;
+  ChromeTrace& operator=(const ChromeTrace&) = delete;
+
+  // A track is one (process, thread) row in the viewer. Returns a stable id, the same for the
+  // same names. The first time a process or thread is seen its process_name / thread_name and
+  // sort-index metadata events are written. `sort_index` orders threads within a process
+  // (default: creation order); processes are ordered by creation. A later call with the same
+  // names returns the existing id and ignores `sort_index`.
+  int track(const std::string& process, const std::string& thread,
+            std::optional<int> sort_index = std::nullopt);
+
+  // A complete ("X") event: `name` on `track` from ts_us for dur_us. `args` must be null (no
+  // args) or a JSON object. Throws std::invalid_argument for an unknown track, a non-finite
+  // time, a negative duration or non-object args.
+  void slice(int track, std::string_view name, double ts_us, double dur_us,
+             const nlohmann::json& args = {});
+  // An instant ("i", thread-scoped) event.
+  void instant(int track, std::string_view name, double ts_us, const nlohmann::json& args = {});
+  // A counter ("C") event on `process`: one value per series. Values must be finite.
+  void counter(const std::string& process, std::string_view name, double ts_us,
+               const std::vector<std::pair<std::string, double>>& series);
+
+  // Replaces the "otherData" object written at close(). Must be a JSON object.
+  void set_metadata(const nlohmann::json& other_data);
+
+  // Hands everything written so far to the OS. Throws std::runtime_error on a write error.
+  void flush();
+  // Writes the terminator and closes the file. Idempotent. Events after close() are dropped
+  // (not counted): close_all_open() may close a trace whose owner still writes to it. Throws
+  // std::runtime_error naming the path on a write error (the trace is closed anyway).
+  void close();
+
+  bool is_open() const { return file_ != nullptr; }
+  // Entries written to "traceEvents" so far, metadata events included.
+  uint64_t events() const { return events_; }
+  const std::string& path() const { return path_; }
+
+  // Closes every live ChromeTrace: for the runner's fatal-error and Ctrl-C paths (after the
+  // signal handler has returned; this is not async-signal-safe). Write errors are swallowed.
+  static void close_all_open();
+
+ private:
+  struct Track {
+    int pid, tid;
+  };
+  int process_id(const std::string& process);
+  void begin_event();
+  void end_event();
+  void write_ts(double us);
+  void write_args(const nlohmann::json& args);
+  void check_track(int track, std::string_view name) const;
+  void spill();  // buffer -> FILE*
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  fmt::memory_buffer buf_;
+  uint64_t events_ = 0;
+  int next_id_ = 1;  // pids and tids share one counter so that no tid equals a pid
+  std::map<std::string, int> processes_;
+  std::map<std::pair<int, std::string>, int> track_ids_;  // (pid, thread) -> track
+  std::map<int, int> threads_in_process_;                 // pid -> threads created
+  std::vector<Track> tracks_;
+  nlohmann::json other_data_ = nlohmann::json::object();
+};
+
+// Appends `s` to `out` as the inside of a JSON string: quotes, backslashes and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD.
+void append_json_escaped(fmt::memory_buffer& out, std::string_view s);
+
+}  // namespace npusim::sim
