@@ -55,6 +55,15 @@ class ChromeObserver : public RunObserver {
                const nlohmann::json& args) override {
     t_.instant(track == "faults" ? faults_ : core_, name, us(t), args.is_object() ? args : nlohmann::json{});
   }
+  void memory_bandwidth(const std::string& memory, uint64_t window_ps,
+                        const std::vector<uint64_t>& bytes) override {
+    // One counter track per memory: GB/s in each window (bytes per ns).
+    for (size_t i = 0; i < bytes.size(); ++i)
+      t_.counter("memories", memory + " bandwidth", us(i * window_ps),
+                 {{"GB/s", static_cast<double>(bytes[i]) / (static_cast<double>(window_ps) / 1e3)}});
+    if (!bytes.empty())
+      t_.counter("memories", memory + " bandwidth", us(bytes.size() * window_ps), {{"GB/s", 0.0}});
+  }
   void finish(uint64_t end) override {
     if (busy_since_) core_busy("mgmt_core", end, false);
     t_.set_metadata(nlohmann::json{{"generator", "npusim"}, {"end_us", us(end)}});
@@ -90,6 +99,10 @@ class VcdObserver : public RunObserver {
   }
   void instant(const std::string& track, const std::string&, uint64_t t, const nlohmann::json&) override {
     if (track == "faults") add(t, "faults.count", ++faults_);
+  }
+  void memory_bandwidth(const std::string& memory, uint64_t window_ps,
+                        const std::vector<uint64_t>& bytes) override {
+    for (size_t i = 0; i < bytes.size(); ++i) add(i * window_ps, "memories." + memory + ".bytes_per_window", bytes[i]);
   }
   void finish(uint64_t end) override {
     std::map<std::string, VcdWriter::Signal> sig;

@@ -738,7 +738,12 @@ RunResult Runner::run(std::ostream& out) {
   res.exit_code = ok ? 0 : 1;
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
-  for (auto& o : obs_) o->finish(end);
+  for (auto& o : obs_) {
+    for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
+                                   {"hbm", &p_->memory.hbm.stats()}})
+      o->memory_bandwidth(name, static_cast<uint64_t>(st->bandwidth.window_ns * 1e3 + 0.5), st->bandwidth.bytes);
+    o->finish(end);
+  }
   res.report = build_report(res.exit_code, exps);
   print_summary(out, exps, res.exit_code);
   return res;

@@ -36,6 +36,9 @@ class RunObserver {
   virtual void core_busy(const std::string& core, uint64_t t_ps, bool busy) = 0;
   virtual void instant(const std::string& track, const std::string& name, uint64_t t_ps,
                        const nlohmann::json& args) = 0;
+  // Bytes a memory completed per window of `window_ps`, from time 0 (reported at the end).
+  virtual void memory_bandwidth(const std::string& memory, uint64_t window_ps,
+                                const std::vector<uint64_t>& bytes) = 0;
   virtual void finish(uint64_t end_ps) = 0;
 };
 
