@@ -605,8 +605,10 @@ void Runner::print_summary(std::ostream& out, const std::vector<Json>& expectati
     std::string extra;
     if (std::string(mem) == "hbm")
       extra = fmt::format(", row hit rate {:.1f}%", 100.0 * j["row_hit_rate"].get<double>());
-    out << fmt::format("  memory {:<8}  {} in {} requests, latency mean {} p99 {}{}\n", mem,
+    const double dur = m.at("duration");
+    out << fmt::format("  memory {:<8}  {} in {} requests ({:.2f} GB/s over the run), latency mean {} p99 {}{}\n", mem,
                        human_bytes(j["bytes"].get<double>()), j["reads"].get<uint64_t>() + j["writes"].get<uint64_t>(),
+                       dur > 0 ? j["bytes"].get<double>() / dur : 0.0,
                        human_ns(j["latency_mean_ns"].get<double>()), human_ns(j["latency_p99_ns"].get<double>()), extra);
   }
   for (const auto& c : r["dma"]["channels"]) {
