@@ -67,17 +67,27 @@ uint64_t number(const std::string& file, int line, const std::string& tok, const
 
 }  // namespace
 
-std::vector<ReplayOp> parse_ops(std::istream& in, const std::string& file) {
-  std::vector<ReplayOp> ops;
+std::vector<TraceLine> read_trace_lines(std::istream& in) {
+  std::vector<TraceLine> out;
   std::string raw;
   int line = 0;
   while (std::getline(in, raw)) {
     ++line;
     if (auto hash = raw.find('#'); hash != std::string::npos) raw.erase(hash);
     std::istringstream ls(raw);
-    std::vector<std::string> tok;
-    for (std::string t; ls >> t;) tok.push_back(t);
-    if (tok.empty()) continue;
+    TraceLine t{line, raw, {}};
+    for (std::string tok; ls >> tok;) t.tok.push_back(tok);
+    if (!t.tok.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<ReplayOp> parse_ops(std::istream& in, const std::string& file) {
+  std::vector<ReplayOp> ops;
+  for (const auto& tl : read_trace_lines(in)) {
+    const int line = tl.line;
+    const std::vector<std::string>& tok = tl.tok;
+    const std::string& raw = tl.text;
     auto arity = [&](size_t lo, size_t hi, const char* usage) {
       if (tok.size() - 1 < lo || tok.size() - 1 > hi)
         throw InputError(file, line, raw.substr(raw.find_first_not_of(" \t")),

@@ -48,6 +48,15 @@ struct ReplayOp {
                           // free_space: align, qualifier (0 max, 1 start, 2 end)
 };
 
+// A line of a trace file that holds something: its number, its text without the `#` comment
+// and its whitespace-separated tokens (never empty).
+struct TraceLine {
+  int line;
+  std::string text;
+  std::vector<std::string> tok;
+};
+std::vector<TraceLine> read_trace_lines(std::istream& in);
+
 // Parses a whole ops file before anything runs; throws InputError.
 std::vector<ReplayOp> parse_ops(std::istream& in, const std::string& file);
 

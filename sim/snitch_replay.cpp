@@ -41,15 +41,9 @@ uint32_t number32(const std::string& file, int line, const std::string& tok, con
 
 std::vector<SnitchOp> parse(std::istream& in, const std::string& file, bool l3) {
   std::vector<SnitchOp> ops;
-  std::string raw;
-  int line = 0;
-  while (std::getline(in, raw)) {
-    ++line;
-    if (auto hash = raw.find('#'); hash != std::string::npos) raw.erase(hash);
-    std::istringstream ls(raw);
-    std::vector<std::string> tok;
-    for (std::string t; ls >> t;) tok.push_back(t);
-    if (tok.empty()) continue;
+  for (const auto& tl : read_trace_lines(in)) {
+    const int line = tl.line;
+    const std::vector<std::string>& tok = tl.tok;
     const std::string& k = tok[0];
     auto arity = [&](size_t lo, size_t hi, const char* usage) {
       if (tok.size() - 1 < lo || tok.size() - 1 > hi)
