@@ -5,13 +5,20 @@
 //   sram     core-like initiator -> interconnect -> dataram, loads through a DMI pointer
 //   hbm      core-like initiator -> interconnect -> HBM, b_transport per access (no DMI)
 //   seq/rnd  saturating HBM request streams (256 in flight), 1x and 10x requests
+//   dma      2 KiB HBM requests as the DMA engine issues them (32 bursts each), read then
+//            write, back to back, over 64 MiB
 //
 // Also the resident memory of a platform with 16 GiB of HBM before anything runs.
-// Usage: bench_models [scale]   (scale multiplies every loop count; default 1)
+// Each loop reports wall time (steady_clock) and the thread's CPU time; the rates and ratios
+// use CPU time, which other processes on a loaded machine disturb less.
+// Usage: bench_models [scale]   (scale multiplies every loop count; default 1; may be a
+// fraction, e.g. 0.01 under valgrind)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <queue>
@@ -31,6 +38,12 @@ namespace {
 using sc_core::sc_time;
 using sc_core::SC_NS;
 using Clock = std::chrono::steady_clock;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 uint64_t rss_kib() {
   std::ifstream in("/proc/self/status");
@@ -58,9 +71,9 @@ struct BareTarget : sc_core::sc_module {
 struct Driver : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Driver> bare{"bare"};
   tlm_utils::simple_initiator_socket<Driver> core{"core"};
-  uint64_t scale;
+  double scale;
   SC_HAS_PROCESS(Driver);
-  Driver(sc_core::sc_module_name n, uint64_t s) : sc_module(n), scale(s) {
+  Driver(sc_core::sc_module_name n, double s) : sc_module(n), scale(s) {
     core.register_invalidate_direct_mem_ptr(this, &Driver::invalidate);
     SC_THREAD(run);
   }
@@ -98,15 +111,22 @@ struct Driver : sc_core::sc_module {
     if (qk.need_sync()) qk.sync();
   }
 
+  uint64_t count(uint64_t n) const {
+    return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(n) * scale));
+  }
+
+  // Runs body(n) and returns its rate per CPU second.
   template <class F>
   double timed(const char* name, uint64_t n, F&& body) {
     const auto t0 = Clock::now();
+    const double c0 = thread_cpu_seconds();
     body(n);
+    const double cpu = thread_cpu_seconds() - c0;
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("%-42s %10llu ops %8.3f s %8.2f M/s\n", name, static_cast<unsigned long long>(n),
-                s, static_cast<double>(n) / s / 1e6);
+    std::printf("%-42s %10llu ops %8.3f s wall %8.3f s cpu %8.2f M/s (cpu)\n", name,
+                static_cast<unsigned long long>(n), s, cpu, static_cast<double>(n) / cpu / 1e6);
     std::fflush(stdout);
-    return static_cast<double>(n) / s;
+    return static_cast<double>(n) / cpu;
   }
 
   // Saturating HBM stream: 256 requests in flight, 64-byte reads (as npusim traffic).
@@ -144,7 +164,7 @@ struct Driver : sc_core::sc_module {
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload t;
     uint32_t v = 0;
-    const double bare_rate = timed("bare b_transport loop + quantum keeper", 20'000'000 * scale,
+    const double bare_rate = timed("bare b_transport loop + quantum keeper", count(20'000'000),
                                    [&](uint64_t n) {
       qk.reset();
       t.set_command(tlm::TLM_READ_COMMAND);
@@ -161,7 +181,7 @@ struct Driver : sc_core::sc_module {
         sink += v;
       }
     });
-    const double sram_rate = timed("core -> interconnect -> dataram (DMI)", 20'000'000 * scale,
+    const double sram_rate = timed("core -> interconnect -> dataram (DMI)", count(20'000'000),
                                    [&](uint64_t n) {
       qk.reset();
       for (uint64_t i = 0; i < n; ++i) {
@@ -169,7 +189,7 @@ struct Driver : sc_core::sc_module {
         sink += v;
       }
     });
-    const double hbm_rate = timed("core -> interconnect -> HBM (b_transport)", 5'000'000 * scale,
+    const double hbm_rate = timed("core -> interconnect -> HBM (b_transport)", count(5'000'000),
                                   [&](uint64_t n) {
       qk.reset();
       for (uint64_t i = 0; i < n; ++i) {
@@ -178,14 +198,36 @@ struct Driver : sc_core::sc_module {
       }
     });
     std::printf("  dataram/bare %.2f   hbm/bare %.2f\n", sram_rate / bare_rate, hbm_rate / bare_rate);
-    const double s1 = timed("HBM saturating seq stream, 1x", 1'000'000 * scale,
+    const double s1 = timed("HBM saturating seq stream, 1x", count(1'000'000),
                             [&](uint64_t n) { stream(n, false); });
-    const double s10 = timed("HBM saturating seq stream, 10x", 10'000'000 * scale,
+    const double s10 = timed("HBM saturating seq stream, 10x", count(10'000'000),
                              [&](uint64_t n) { stream(n, false); });
-    const double r1 = timed("HBM saturating random stream, 1x", 1'000'000 * scale,
+    const double r1 = timed("HBM saturating random stream, 1x", count(1'000'000),
                             [&](uint64_t n) { stream(n, true); });
-    const double r10 = timed("HBM saturating random stream, 10x", 10'000'000 * scale,
+    const double r10 = timed("HBM saturating random stream, 10x", count(10'000'000),
                              [&](uint64_t n) { stream(n, true); });
+    // The DMA engine's traffic: 2 KiB reads and writes, one request in flight.
+    std::vector<uint8_t> block(2048, 0x5A);
+    const double dma = timed("HBM 2 KiB requests (DMA-like), read+write", count(200'000),
+                             [&](uint64_t n) {
+      qk.reset();
+      t.set_data_ptr(block.data());
+      t.set_data_length(2048);
+      t.set_streaming_width(2048);
+      t.set_byte_enable_ptr(nullptr);
+      for (uint64_t i = 0; i < n; ++i) {
+        t.set_command(i % 2 ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        t.set_address(npusim::models::DEFAULT_HBM_BASE + (i / 2 * 2048) % (64u << 20));
+        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_time d = qk.get_local_time();
+        core->b_transport(t, d);
+        if (!t.is_response_ok()) std::abort();
+        qk.set(d);
+        if (qk.need_sync()) qk.sync();
+      }
+    });
+    std::printf("  %.1f M bursts/s (cpu), %.1f ns per 64-byte burst\n", dma * 32 / 1e6,
+                1e9 / (dma * 32));
     std::printf("  cost per request 10x/1x: seq %.2f  random %.2f (1.00 = linear)\n", s1 / s10,
                 r1 / r10);
     std::printf("  resident after the runs: %llu MiB (sink %llu)\n",
@@ -197,11 +239,11 @@ struct Driver : sc_core::sc_module {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  const uint64_t scale = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
+  const double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   const uint64_t before = rss_kib();
   npusim::models::MemorySystem platform("platform", npusim::models::MemoryConfig{});
   BareTarget bare_target("bare_target");
-  Driver driver("driver", scale ? scale : 1);
+  Driver driver("driver", scale > 0 ? scale : 1.0);
   driver.bare.bind(bare_target.bus);
   driver.core.bind(platform.bus());
   std::printf("platform with %llu GiB of HBM: resident %llu MiB (process before: %llu MiB)\n",

@@ -49,17 +49,11 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     const uint64_t arrival_cycles = (now + delay.value() + tck_value_ - 1) / tck_value_;
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
-    const uint64_t burst = cfg_.burst_bytes();
-    uint64_t done_cycles = arrival_cycles;
-    for (uint64_t b = offset & ~(burst - 1); b < offset + len; b += burst) {
-      const BurstTiming t = timing_.access(b, write, arrival_cycles);
-      done_cycles = std::max(done_cycles, t.done_cycles);
-      switch (t.outcome) {
-        case RowOutcome::kHit: ++stats_.row_hits; break;
-        case RowOutcome::kMiss: ++stats_.row_misses; break;
-        case RowOutcome::kConflict: ++stats_.row_conflicts; break;
-      }
-    }
+    const RequestTiming r = timing_.access_request(offset, len, write, arrival_cycles);
+    const uint64_t done_cycles = r.done_cycles;
+    stats_.row_hits += r.row_hits;
+    stats_.row_misses += r.row_misses;
+    stats_.row_conflicts += r.row_conflicts;
     delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);
     if (write) {
       ++stats_.writes;

@@ -9,6 +9,13 @@
 // A "unit" is a channel, or a pseudo-channel when pseudo_channels = 2: each has its own
 // command and data bus and its own banks. Requests to a unit are served first come, first
 // served (assumption: no reordering); docs/timing-model.md derives what this predicts.
+//
+// Host speed (docs/performance.md, "HBM speed"): access_request() schedules all bursts of a
+// request in one call; the address is decoded once per run through the lowest mapped field
+// (8 bursts with the default mapping) and then stepped by adds; state lives in flat arrays;
+// refresh bookkeeping runs only when time leaves the current tREFI window. The results are
+// those of the one-burst-at-a-time engine it replaced, cycle for cycle
+// (tests/models/test_hbm_timing_equivalence.cpp compares the two).
 #pragma once
 
 #include <array>
@@ -60,12 +67,25 @@ struct BurstTiming {
   RowOutcome outcome;
 };
 
+// A request of one or more bursts: when its last burst completes and, per burst, the state of
+// its bank (the MemoryStats row counts).
+struct RequestTiming {
+  uint64_t done_cycles = 0;  // max(arrival, the latest burst completion)
+  uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+};
+
 class HbmTiming {
  public:
+  // Throws std::invalid_argument unless every geometry count is a power of two (the address
+  // decode is shifts and masks) and queue_depth >= 1; validate(HbmConfig) checks both.
   explicit HbmTiming(const HbmConfig& c);
 
   // Schedules one burst at device offset `offset` arriving at `arrival_cycles`.
   BurstTiming access(uint64_t offset, bool write, uint64_t arrival_cycles);
+  // Schedules the bursts covering [offset, offset + len) (len >= 1), all arriving at
+  // `arrival_cycles`, in address order. Identical to calling access() for each burst.
+  RequestTiming access_request(uint64_t offset, uint64_t len, bool write,
+                               uint64_t arrival_cycles);
   const HbmAddressMap& address_map() const { return map_; }
   uint64_t refreshes() const { return refreshes_; }
   // The refresh window [start, start + tRFC) of refresh k >= 1 of unit u.
@@ -75,31 +95,85 @@ class HbmTiming {
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
+  // State in flat arrays indexed by unit (and bank or group inside it): one cache line per
+  // bank pair, no per-unit vectors to chase.
   struct Bank {
-    uint32_t open_row = kNoRow;
     uint64_t act_ok = 0;  // earliest ACT
     uint64_t pre_ok = 0;  // earliest PRE
     uint64_t col_ok = 0;  // earliest column command
+    uint32_t open_row = kNoRow;
+  };
+  struct Group {
+    uint64_t act_ok = 0, col_ok = 0;
   };
   struct Unit {
-    std::vector<Bank> banks;
-    std::vector<uint64_t> act_ok_group, col_ok_group;
     uint64_t act_ok_any = 0, col_ok_any = 0, bus_free = 0, last_admit = 0;
+    // Cache of the refresh schedule around refreshes_seen = k: while win_lo <= t < win_hi
+    // the latest refresh started at or before t is k, which ended at win_end (0 for k = 0).
+    // win_hi is refresh k + 1's start (UINT64_MAX without refresh).
+    uint64_t win_lo = 0, win_hi = UINT64_MAX, win_end = 0;
+    uint64_t queue_base = 0;        // its queue_depth completion times: queue_[queue_base + i]
+    unsigned queue_next = 0;        // the oldest of them (FCFS ring)
+    unsigned faw_next = 0;          // the oldest entry of faw
     std::array<uint64_t, 4> faw{};  // earliest ACT allowed by each of the last four ACTs
-    unsigned faw_next = 0;          // the oldest entry
-    std::vector<uint64_t> queue;    // completion times of the last queue_depth requests
-    unsigned queue_next = 0;
     uint64_t refreshes_seen = 0;    // index of the last refresh applied to the banks
+  };
+  // The decode and the timing constants, fixed at construction.
+  struct Params {
+    // Field value = (offset >> shift) & mask; a field absent from the mapping has mask 0.
+    unsigned ch_shift = 0, pc_shift = 0, bg_shift = 0, bk_shift = 0, row_shift = 0;
+    uint64_t ch_mask = 0, pc_mask = 0, bg_mask = 0, bk_mask = 0, row_mask = 0;
+    // Where the fields go in a flat bank index (unit, group, bank in group): the unit is
+    // bank >> banks_bits, the flat group index bank >> bpg_bits.
+    unsigned ch_pos = 0, pc_pos = 0, bg_pos = 0, banks_bits = 0, bpg_bits = 0;
+    // The lowest field that has more than one value: consecutive bursts step through it, so
+    // a request is decoded once per run of run_mask + 1 bursts; in a run, each burst adds
+    // bank_stride to the flat bank index and row_stride to the row.
+    unsigned run_shift = 0;
+    uint64_t run_mask = 0;
+    uint32_t bank_stride = 0, row_stride = 0;
+    uint64_t tRCD = 0, tRP = 0, tRAS = 0, tFAW = 0, tCCD_S = 0, tCCD_L = 0, tRRD_S = 0,
+             tRRD_L = 0, tRTP = 0, tWL = 0, tCL = 0, tWR = 0, burst_cycles = 0;
+    unsigned queue_depth = 1;
+    bool closed_page = false;
+  };
+  // What the schedule of one burst reads but never writes, copied from params_ into a local
+  // once per request: the state it stores to is uint64_t too, so members would be reloaded
+  // after every store (they may alias); a local cannot be.
+  struct Hot {
+    uint64_t tRCD, tRP, tRAS, tFAW, tCCD_S, tCCD_L, tRRD_S, tRRD_L;
+    uint64_t to_data;   // column to first data: CL or tWL
+    uint64_t to_done;   // column to last data: to_data + BL/2
+    uint64_t recovery;  // column to the earliest PRE: tRTP, or tWL + BL/2 + tWR after a write
+    unsigned queue_depth, banks_bits, bpg_bits;
+    bool closed_page;
+  };
+  struct Step {
+    uint64_t admit, data, done;
+    RowOutcome outcome;
   };
 
   uint64_t refresh_offset(uint32_t unit) const;  // where unit's refresh schedule starts
   // Applies every refresh that started at or before `t`; returns t moved past a refresh that
-  // is in progress.
-  uint64_t apply_refresh(Unit& u, uint32_t unit, uint64_t t);
+  // is in progress. The common case (no refresh boundary crossed) is the inline check in
+  // step(); this is the rest.
+  uint64_t apply_refresh_slow(Unit& u, uint32_t unit, uint64_t t);
+  inline Hot hot(bool write) const;
+  inline uint32_t bank_index(uint64_t offset) const;  // the flat bank index of a device offset
+  uint32_t row_of(uint64_t offset) const {
+    return static_cast<uint32_t>((offset >> params_.row_shift) & params_.row_mask);
+  }
+  // Schedules one burst to flat bank `bank`, row `row`.
+  inline Step step(const Hot& k, uint32_t bank, uint32_t row, uint64_t arrival);
 
   HbmConfig cfg_;
   HbmAddressMap map_;
+  Params params_;
+  unsigned burst_shift_ = 0;
   std::vector<Unit> units_;
+  std::vector<Bank> banks_;     // flat bank index: unit * banks + group * banks_per_group + bank
+  std::vector<Group> groups_;   // flat group index: unit * bank_groups + group
+  std::vector<uint64_t> queue_;  // unit * queue_depth + i
   uint64_t refreshes_ = 0;
 };
 
