@@ -230,9 +230,13 @@ class Parser {
       s.size = size(v["frame"], "frame");
       if (s.size > 0xffffffffull) fail(v["frame"], "frame size does not fit 32 bits");
       if (v["body"]) s.body = steps(v["body"], depth + 1);
-    } else if (k == "transfer") {
-      s.kind = Step::kTransfer;
-      keys(v, {"method", "src", "dst", "bytes", "chunk"}, {"src", "dst", "bytes"}, "transfer");
+    } else if (k == "transfer" || k == "tensor_stream") {
+      const bool ts = k == "tensor_stream";
+      s.kind = ts ? Step::kTensorStream : Step::kTransfer;
+      if (ts)
+        keys(v, {"method", "src", "dst", "bytes", "double_buffer"}, {"src", "dst", "bytes"}, "tensor_stream");
+      else
+        keys(v, {"method", "src", "dst", "bytes", "chunk"}, {"src", "dst", "bytes"}, "transfer");
       if (v["method"]) {
         s.method = method(v["method"]);
         s.has_method = true;
@@ -244,17 +248,6 @@ class Parser {
         s.chunk = size(v["chunk"], "chunk");
         if (s.chunk == 0) fail(v["chunk"], "chunk must be positive");
       }
-    } else if (k == "tensor_stream") {
-      s.kind = Step::kTensorStream;
-      keys(v, {"method", "src", "dst", "bytes", "double_buffer"}, {"src", "dst", "bytes"},
-           "tensor_stream");
-      if (v["method"]) {
-        s.method = method(v["method"]);
-        s.has_method = true;
-      }
-      s.src = addr(v["src"], "src");
-      s.dst = addr(v["dst"], "dst");
-      s.size = size(v["bytes"], "bytes");
       if (v["double_buffer"]) s.double_buffer = boolean(v["double_buffer"], "double_buffer");
     } else if (k == "compute") {
       s.kind = Step::kCompute;
