@@ -26,17 +26,12 @@ std::vector<WindowFinding> check_windows(const std::vector<WindowRule>& rules,
       // End of the range, saturating: a length that wraps the address space is outside.
       const uint64_t end = a + t.len < a ? UINT64_MAX : a + t.len;
       const bool start_inside = a >= r.lo && a < r.hi;
-      WindowFinding f{r.name, s == 0 ? "src" : "dst", "", 0, a, end, start_inside, r.text()};
-      if (a < r.lo) {
-        f.bound = "lower";
-        f.bound_value = r.lo;
-      } else if (!start_inside || end > r.hi) {
-        f.bound = "upper";
-        f.bound_value = r.hi;
-      } else {
-        continue;
-      }
-      out.push_back(f);
+      // Every descriptor passes through here: the record (and its formatted text) is only
+      // built for a violation.
+      if (start_inside && end <= r.hi) continue;
+      const bool lower = a < r.lo;
+      out.push_back(WindowFinding{r.name, s == 0 ? "src" : "dst", lower ? "lower" : "upper",
+                                  lower ? r.lo : r.hi, a, end, start_inside, r.text()});
     }
   }
   return out;
