@@ -9,6 +9,7 @@
 // a request and runs sc_start() until the simulation is idle again.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -101,8 +102,19 @@ void BM_tensor_stream_dma(benchmark::State& state) {
     state.SkipWithError("HBM allocation failed");
     return;
   }
+  // The tensor holds data before the copy, as an input tensor does (and as BM_memcpy's
+  // buffers are written before its timed loop): the first touch of host memory for the
+  // sparse store is not part of the copy (docs/performance.md measures it separately).
+  std::vector<uint32_t> chunk(1 << 18);
+  for (uint64_t off = 0; off < n; off += chunk.size() * 4) {
+    for (size_t i = 0; i < chunk.size(); ++i) chunk[i] = static_cast<uint32_t>(off / 4 + i);
+    h.p->core.poke(a + off, chunk.data(), std::min<uint64_t>(n - off, chunk.size() * 4));
+  }
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
   for (auto _ : state) h.run([&](fw::Firmware& f) { f.tensor_stream_copy(b, a, n); });
+  uint32_t probe = 0;
+  h.p->core.peek(a + n - 4, &probe, 4);
+  if (probe != static_cast<uint32_t>(n / 4 - 1)) state.SkipWithError("the copy changed the tensor");
   state.SetBytesProcessed(state.iterations() * n);
   state.counters["sim_GBps"] = double(n) * double(state.iterations()) /
                                (sc_core::sc_time_stamp() - t0).to_seconds() / 1e9;

@@ -56,7 +56,7 @@ void DmaEngine::channel_thread(uint32_t ch) {
   Channel& c = *channels_[ch];
   for (;;) {
     while (c.queue.empty()) sc_core::wait(c.wake);
-    const Job job = c.queue.front();
+    const Job job = std::move(c.queue.front());
     c.queue.pop_front();
     if (job.issue > sc_core::sc_time_stamp()) sc_core::wait(job.issue - sc_core::sc_time_stamp());
     run_job(ch, job);

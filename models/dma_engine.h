@@ -130,7 +130,7 @@ class DmaEngine : public sc_core::sc_module {
     bool done = false;
     int64_t fault = -1;  // index into faults_
   };
-  std::vector<Ticket> tickets_;
+  std::deque<Ticket> tickets_;  // grows without moving (one per descriptor)
   uint64_t next_ticket_ = 0;
   sc_core::sc_event completed_;
   std::function<void(const DmaFault&)> hook_;

@@ -1,7 +1,10 @@
 // SRAM module tests through the shared test initiator and the interconnect.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "models/interconnect.h"
 #include "models/sram.h"
@@ -56,6 +59,59 @@ TEST_CASE("sram timing: latency, port words and bank conflicts", "[sram][timing]
     CHECK(a.done_cycles == r.done);
     CHECK(a.conflicts == r.conflicts);
   }
+}
+
+TEST_CASE("sram timing: the idle-bank shortcut equals the word-by-word schedule", "[sram][timing]") {
+  // The word-by-word schedule, written out as the model's definition (sram_timing.h).
+  struct Reference {
+    SramConfig c;
+    std::vector<uint64_t> free;
+    explicit Reference(const SramConfig& cfg) : c(cfg), free(cfg.banks, 0) {}
+    SramAccess access(uint64_t offset, uint64_t len, uint64_t arrival) {
+      if (len == 0) len = 1;
+      const uint64_t first = offset / c.width_bytes, last = (offset + len - 1) / c.width_bytes;
+      uint64_t start = arrival, conflicts = 0;
+      for (uint64_t w = first; w <= last; ++w) {
+        if (w != first) ++start;
+        uint64_t& f = free[w % c.banks];
+        if (f > start) {
+          start = f + c.bank_conflict_cycles;
+          ++conflicts;
+        }
+        f = start + 1;
+      }
+      return SramAccess{start + c.latency_cycles, last - first + 1, conflicts};
+    }
+  };
+  std::mt19937_64 rng(11);
+  uint64_t shortcut_taken = 0;
+  for (int config = 0; config < 40; ++config) {
+    SramConfig c;
+    c.banks = 1 + static_cast<uint32_t>(rng() % 33);  // not only powers of two
+    c.width_bytes = 1u << (rng() % 7);
+    c.latency_cycles = rng() % 5;
+    c.bank_conflict_cycles = rng() % 4;
+    c.size = 1 << 20;
+    SramTiming model(c);
+    Reference ref(c);
+    uint64_t now = 0;
+    for (int i = 0; i < 500; ++i) {
+      // Long and short accesses; arrivals that go forward, stay, or go back a little.
+      const uint64_t len = rng() % 3 == 0 ? 1 + rng() % 4096 : 1 + rng() % 16;
+      const uint64_t offset = rng() % (c.size - len);
+      now = rng() % 4 == 0 ? now - std::min<uint64_t>(now, rng() % 20) : now + rng() % 200;
+      const uint64_t words = (offset + len - 1) / c.width_bytes - offset / c.width_bytes + 1;
+      if (words > c.banks) ++shortcut_taken;
+      const SramAccess want = ref.access(offset, len, now);
+      const SramAccess got = model.access(offset, len, now);
+      INFO("config " << config << " access " << i << " banks " << c.banks << " width "
+                     << c.width_bytes << " offset " << offset << " len " << len << " at " << now);
+      REQUIRE(got.done_cycles == want.done_cycles);
+      REQUIRE(got.words == want.words);
+      REQUIRE(got.conflicts == want.conflicts);
+    }
+  }
+  CHECK(shortcut_taken > 1000);  // the long-access path was exercised
 }
 
 TEST_CASE("sram: reads and writes through the interconnect, latency and status", "[sram]") {
