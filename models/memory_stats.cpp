@@ -26,7 +26,7 @@ uint64_t LatencyHistogram::bucket_floor(size_t b) {
   return (uint64_t{1} << e) | (sub << (e - kSubBits));
 }
 
-void LatencyHistogram::record(uint64_t v) {
+void LatencyHistogram::record_slow(uint64_t v) {
   const size_t b = bucket(v);
   if (b >= bins_.size()) bins_.resize(std::max<size_t>(b + 1, 64), 0);
   ++bins_[b];

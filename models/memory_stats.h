@@ -14,7 +14,18 @@ class LatencyHistogram {
  public:
   static constexpr uint64_t kExact = 4096;
 
-  void record(uint64_t cycles);
+  void record(uint64_t cycles) {
+    // Inline fast path: an exact bucket that already exists.
+    if (__builtin_expect(cycles < bins_.size() && cycles < kExact, 1)) {
+      ++bins_[cycles];
+      ++count_;
+      sum_ += cycles;
+      max_ = cycles > max_ ? cycles : max_;
+      min_ = cycles < min_ ? cycles : min_;
+      return;
+    }
+    record_slow(cycles);
+  }
   uint64_t count() const { return count_; }
   uint64_t max() const { return max_; }
   uint64_t min() const { return count_ ? min_ : 0; }
@@ -25,6 +36,7 @@ class LatencyHistogram {
   void merge(const LatencyHistogram& other);
 
  private:
+  void record_slow(uint64_t cycles);
   static size_t bucket(uint64_t v);
   static uint64_t bucket_floor(size_t b);
 
