@@ -101,13 +101,18 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
   if (text.empty())
     throw InputError(name_or_path, 0, name_or_path, "no such platform profile (built-in: snitch-cluster)");
   std::vector<Setting> settings;
-  try {
-    const YAML::Node root = YAML::Load(text);
-    if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections");
-    flatten(root, "", file, settings);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "YAML: " + e.msg, e.mark.column + 1);
-  }
+  auto read_profile = [&settings](const std::string& yaml, const std::string& where) {
+    try {
+      const YAML::Node root = YAML::Load(yaml);
+      if (!root.IsMap()) throw InputError(where, 1, "", "a platform profile is a map of sections");
+      flatten(root, "", where, settings);
+    } catch (const YAML::Exception& e) {
+      throw InputError(where, e.mark.line + 1, "", "YAML: " + e.msg, e.mark.column + 1);
+    }
+  };
+  // A profile file may be partial: what it does not set keeps the built-in profile's value.
+  if (name_or_path != kName) read_profile(kProfileSnitchCluster, "<builtin:snitch-cluster>");
+  read_profile(text, file);
   settings.insert(settings.end(), overrides.begin(), overrides.end());
 
   SnitchPlatformConfig c;
