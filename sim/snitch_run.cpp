@@ -67,7 +67,7 @@ struct Ctx {
   bool dm = false;
   models::Core* core = nullptr;
   std::unique_ptr<as::CoreAllocator<models::Core>> alloc;
-  const std::vector<Step>* program = nullptr;
+  const std::vector<Step>* own = nullptr;  // its `cores:` steps, after `program`
   std::vector<uint64_t> env;
   std::vector<uint8_t> bound;
   std::vector<uint64_t> tickets;
@@ -389,7 +389,8 @@ void Runner::core_main(Ctx& x) {
     const uint64_t t0 = ps(x.core->now());
     x.alloc->start_up();
     if (trace_) slice(x, "snrt start-up", t0);
-    exec(x, *x.program);
+    exec(x, sc_.program);
+    if (x.own) exec(x, *x.own);
     x.current = nullptr;
     x.status = Ctx::kFinished;
   } catch (const as::AllocTrap& e) {
@@ -764,10 +765,10 @@ RunResult Runner::run(std::ostream& out) {
           *x->core, rc, i,
           sc_.on_trap == "record" ? as::TrapPolicy::kRecord : as::TrapPolicy::kStop, cfg_.alloc_cost);
       const std::string key = std::to_string(i);
-      x->program = sc_.cores.count(key)                        ? &sc_.cores.at(key)
-                   : (x->dm && sc_.cores.count("dm"))          ? &sc_.cores.at("dm")
-                   : (!x->dm && sc_.cores.count("compute"))    ? &sc_.cores.at("compute")
-                                                               : &sc_.program;
+      x->own = sc_.cores.count(key)                       ? &sc_.cores.at(key)
+               : (x->dm && sc_.cores.count("dm"))         ? &sc_.cores.at("dm")
+               : (!x->dm && sc_.cores.count("compute"))   ? &sc_.cores.at("compute")
+                                                          : nullptr;
       x->env.assign(sc_.slots.size(), 0);
       x->bound.assign(sc_.slots.size(), 0);
       const uint64_t builtin[kBuiltinCount] = {i,  k, cfg_.runtime.compute_cores, cfg_.clusters, x->dm ? 1u : 0u,

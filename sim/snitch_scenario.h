@@ -87,8 +87,9 @@ struct Scenario {
   Where platform_at;
   std::vector<std::tuple<std::string, std::string, Where>> set;
   std::string on_trap = "stop_core";  // stop_core | record
-  std::vector<Step> program;          // every core, unless `cores:` names it
-  // `cores:` programs by selector: "compute", "dm", or a core index ("3").
+  std::vector<Step> program;          // every core runs it first
+  // `cores:` steps by selector ("compute", "dm", or a core index "3"): a core then runs the
+  // steps of its index, else of its role, if any.
   std::map<std::string, std::vector<Step>> cores;
   std::vector<Expectation> expect;
   std::vector<std::string> slots;  // slot -> name (built-ins first)

@@ -30,3 +30,7 @@ add_test(NAME docs.scenarios_examples
          COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
                  -DDOC=${PROJECT_SOURCE_DIR}/docs/scenarios.md -DOUT_DIR=${golden_out}/doc_examples
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)
+add_test(NAME docs.snitch_cluster_examples
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
+                 -DDOC=${PROJECT_SOURCE_DIR}/docs/snitch-cluster.md -DOUT_DIR=${golden_out}/snitch_doc_examples
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)

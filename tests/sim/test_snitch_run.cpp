@@ -268,3 +268,21 @@ TEST_CASE("snitch platform: a partial profile file keeps the built-in values it 
   CHECK(is_snitch_platform(NPUSIM_SOURCE_DIR "/tests/data/snitch_partial_profile.yaml"));
   CHECK_FALSE(is_snitch_platform(NPUSIM_SOURCE_DIR "/sim/platforms/neuron-gpsimd.yaml"));
 }
+
+TEST_CASE("snitch cores: every core runs program and then its index's or its role's steps") {
+  const auto r = run_yaml(R"y(
+program:
+  - marker: all
+cores:
+  "3": [{marker: three}]
+  compute: [{marker: compute}]
+  dm: [{marker: dm}]
+)y");
+  REQUIRE(r.exit_code == 0);
+  CHECK(marker_times(r, "all").size() == 9);
+  CHECK(marker_times(r, "three").size() == 1);
+  CHECK(marker_times(r, "compute").size() == 7);
+  CHECK(marker_times(r, "dm").size() == 1);
+  for (const auto& m : r.report["markers"])
+    if (m["text"] == "three") CHECK(m["core"] == "c0_core3");
+}
