@@ -410,6 +410,9 @@ void Runner::core_main(Ctx& x) {
   } catch (const models::BusError& e) {
     x.status = Ctx::kFault;
     faults_.push_back(FaultRecord{"bus error", e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
+  } catch (const std::exception& e) {  // anything else the models refuse: a fault, not a crash
+    x.status = Ctx::kFault;
+    faults_.push_back(FaultRecord{"error", e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
   }
   if (x.status == Ctx::kFault && trace_)
     trace_->instant(trace_->track("faults", "traps and faults", 0), faults_.back().kind,
@@ -430,7 +433,8 @@ std::map<std::string, double> Runner::metrics() const {
     faulted += x->status == Ctx::kFault;
     hung += x->status == Ctx::kPending;
   }
-  double tcdm_acc = 0, tcdm_core = 0, tcdm_conf = 0, tcdm_stall = 0, tcdm_bytes = 0, dma_bytes = 0, dma_desc = 0;
+  double tcdm_acc = 0, tcdm_core = 0, tcdm_conf = 0, tcdm_stall = 0, tcdm_bytes = 0, dma_bytes = 0, dma_desc = 0,
+         dma_errors = 0;
   for (uint32_t k = 0; k < cfg_.clusters; ++k) {
     const auto& t = sys_->tcdm(k).stats();
     const double acc = static_cast<double>(t.reads + t.writes);
@@ -441,6 +445,7 @@ std::map<std::string, double> Runner::metrics() const {
     tcdm_bytes += static_cast<double>(t.bytes);
     m[fmt::format("tcdm{}.accesses", k)] = acc;
     m[fmt::format("tcdm{}.conflicts", k)] = static_cast<double>(t.conflicts);
+    dma_errors += static_cast<double>(sys_->dma(k).faults().size());
     for (const auto& ch : sys_->dma(k).channel_stats()) {
       dma_bytes += static_cast<double>(ch.bytes);
       dma_desc += static_cast<double>(ch.descriptors);
@@ -468,6 +473,7 @@ std::map<std::string, double> Runner::metrics() const {
   m["tcdm.stall_cycles"] = tcdm_stall;
   m["dma.bytes"] = dma_bytes;
   m["dma.transfers"] = dma_desc;
+  m["dma.errors"] = dma_errors;
   m["l3.bytes"] = static_cast<double>(l3s.bytes());
   m["l3.requests"] = static_cast<double>(l3s.requests());
   uint64_t episodes = global_barrier_.episodes;
@@ -560,7 +566,8 @@ Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) 
   Json clusters = Json::array();
   for (uint32_t k = 0; k < cfg_.clusters; ++k) {
     const auto& t = sys_->tcdm(k).stats();
-    Json dma = Json::array();
+    Json dma = Json::array(), dma_errors = Json::array();
+    for (const auto& f : sys_->dma(k).faults()) dma_errors.push_back(f.message);
     for (const auto& ch : sys_->dma(k).channel_stats()) {
       const double busy = ch.busy.to_seconds() * 1e9;
       dma.push_back(Json{{"descriptors", ch.descriptors}, {"bytes", ch.bytes}, {"busy_ns", busy},
@@ -579,6 +586,7 @@ Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) 
                                           {"conflicts_by_bank", t.conflicts_by_bank},
                                           {"stale", t.stale}}},
                             {"dma", dma},
+                            {"dma_errors", dma_errors},
                             {"barriers", cluster_barriers_[k].episodes}});
   }
   r["clusters"] = clusters;
@@ -677,6 +685,8 @@ void Runner::print_summary(std::ostream& out, const Json& r) const {
     out << fmt::format("  UNDEFINED {} (the DM core): {} (size {}) returned {} [step {}]\n",
                        u["name"].get<std::string>(), u["call"].get<std::string>(),
                        u["size"].get<uint64_t>(), u["addr"].get<std::string>(), u["step"].get<std::string>());
+  for (const auto& c : r["clusters"])
+    for (const auto& e : c["dma_errors"]) out << "  " << e.get<std::string>() << "\n";
   for (const auto& f : faults_)
     if (f.kind != "trap") out << fmt::format("  FAULT ({}) on {} at {}: {}\n", f.kind, f.core, human_ns(ns_of(f.t_ps)), f.message);
   for (const auto& c : r["cores"])
@@ -721,7 +731,7 @@ RunResult Runner::run(std::ostream& out) {
         "duration", "traps", "l1_traps", "l3_traps", "undefined_results", "faults", "check_failures",
         "stopped_cores", "hung_cores", "finished_cores", "core_accesses", "tcdm.accesses",
         "tcdm.core_accesses", "tcdm.bytes", "tcdm.conflicts", "tcdm.stall_cycles", "dma.bytes",
-        "dma.transfers", "l3.bytes", "l3.requests", "barriers", "markers"};
+        "dma.transfers", "dma.errors", "l3.bytes", "l3.requests", "barriers", "markers"};
     for (const auto& e : sc_.expect) {
       bool ok = fixed.count(e.key) > 0;
       for (uint32_t k = 0; k < cfg_.clusters && !ok; ++k)
@@ -807,8 +817,8 @@ RunResult Runner::run(std::ostream& out) {
                         {"ok", h}, {"at", e.at.str()}});
     if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
   }
-  if (sc_.expect.empty() &&
-      (!faults_.empty() || !traps_.empty() || !undefined_.empty() || m.at("hung_cores") > 0))
+  if (sc_.expect.empty() && (!faults_.empty() || !traps_.empty() || !undefined_.empty() ||
+                             m.at("hung_cores") > 0 || m.at("dma.errors") > 0))
     ok = false;
   res.exit_code = ok ? 0 : 1;
   write_trace(static_cast<uint64_t>(m.at("duration") * 1e3 + 0.5));

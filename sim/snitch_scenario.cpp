@@ -86,7 +86,9 @@ class Parser {
     what_ = what;
     src_ = e.text;
     pos_ = 0;
+    nest_ = 0;
     or_expr(e);
+    if (e.ops.size() > 64) efail("longer than 64 operands and operators");
     skip();
     if (pos_ != src_.size()) efail(fmt::format("unexpected '{}'", src_.substr(pos_)));
     // Fold a constant expression.
@@ -190,7 +192,15 @@ class Parser {
       else return;
     }
   }
+  struct Nest {  // bounds the recursion of ( and unary operators
+    Parser& p;
+    explicit Nest(Parser& q) : p(q) {
+      if (++p.nest_ > 32) p.efail("nested more than 32 deep");
+    }
+    ~Nest() { --p.nest_; }
+  };
   void unary(Expr& e) {
+    Nest n(*this);
     if (eat("-")) return unary(e), e.ops.push_back({Expr::kNeg, 0, 0});
     if (eat("!")) return unary(e), e.ops.push_back({Expr::kNot, 0, 0});
     primary(e);
@@ -250,6 +260,7 @@ class Parser {
   std::vector<Expr> addr_list(const YAML::Node& n, const char* what) {
     std::vector<Expr> v;
     if (n.IsSequence()) {
+      if (n.size() == 0 || n.size() > 8) fail(n, fmt::format("{} takes 1 to 8 addresses", what));
       for (const auto& x : n) v.push_back(expr(x, what));
     } else {
       v.push_back(expr(n, what));
@@ -456,7 +467,7 @@ class Parser {
         const bool index = !sel.empty() && std::all_of(sel.begin(), sel.end(), [](char ch) {
           return std::isdigit(static_cast<unsigned char>(ch));
         });
-        if (sel != "compute" && sel != "dm" && !index)
+        if ((sel != "compute" && sel != "dm" && !index) || (index && sel.size() > 4))
           fail(kv.first, "a cores selector is compute, dm or a core index");
         bound_ = after_program;  // every per-core program sees the names of `program`
         sc.cores[sel] = steps(kv.second, 0);
@@ -503,6 +514,7 @@ class Parser {
   const char* what_ = "";
   std::string src_;
   size_t pos_ = 0;
+  int nest_ = 0;
 };
 
 }  // namespace

@@ -286,3 +286,40 @@ cores:
   for (const auto& m : r.report["markers"])
     if (m["text"] == "three") CHECK(m["core"] == "c0_core3");
 }
+
+TEST_CASE("snitch dma: a transfer to an unmapped address is a bus error the DM core sees") {
+  const auto r = run_yaml(R"y(
+program:
+  - l1_alloc: {size: 64, as: a}
+  - when:
+      if: is_dm
+      then:
+        - dma: {src: a, dst: 0x20000000, bytes: 64}
+        - dma_wait
+)y");
+  CHECK(r.exit_code == 1);
+  CHECK(metric(r, "dma.errors") == 1);
+  CHECK(metric(r, "faults") == 1);
+  CHECK(r.report["faults"][0]["kind"] == "dma bus error");
+  CHECK(r.report["faults"][0]["core"] == "c0_dm");
+  CHECK_THAT(r.report["clusters"][0]["dma_errors"][0].get<std::string>(), Catch::Contains("0x20000000"));
+}
+
+TEST_CASE("snitch: nested and oversized expressions and address lists are refused at load") {
+  auto err = [](const std::string& yaml) {
+    try {
+      snitch::parse(yaml, "s.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(err("program:\n  - compute: \"" + std::string(40, '(') + "1" + std::string(40, ')') + "\"\n"),
+             Catch::Contains("nested more than 32 deep"));
+  CHECK_THAT(err("program:\n  - compute: \"" + std::string(200, '-') + "1\"\n"), Catch::Contains("nested"));
+  CHECK_THAT(err("program:\n  - stream: {load: [0x10000000, 0x10000008, 0x10000010, 0x10000018, 0x10000020, "
+                 "0x10000028, 0x10000030, 0x10000038, 0x10000040]}\n"),
+             Catch::Contains("1 to 8 addresses"));
+  CHECK_THAT(err("program: [barrier]\ncores:\n  \"123456789012345678901234567890\": [barrier]\n"),
+             Catch::Contains("core index"));
+}
