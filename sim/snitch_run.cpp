@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <tuple>
 
 #include "sim/chrome_trace.h"
 #include "sim/heap_replay.h"
@@ -804,6 +805,18 @@ RunResult Runner::run(std::ostream& out) {
   }
 
   sc_core::sc_start();
+  // Cores run in kernel order: list what they recorded by time, then cluster and core.
+  std::stable_sort(traps_.begin(), traps_.end(), [](const TrapRecord& a, const TrapRecord& b) {
+    return std::tie(a.t_ps, a.cluster, a.core) < std::tie(b.t_ps, b.cluster, b.core);
+  });
+  std::stable_sort(undefined_.begin(), undefined_.end(), [](const UndefinedRecord& a, const UndefinedRecord& b) {
+    return std::tie(a.t_ps, a.cluster, a.core) < std::tie(b.t_ps, b.cluster, b.core);
+  });
+  std::stable_sort(faults_.begin(), faults_.end(),
+                   [](const FaultRecord& a, const FaultRecord& b) { return a.t_ps < b.t_ps; });
+  std::stable_sort(markers_.begin(), markers_.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) < std::get<0>(b);
+  });
 
   const auto m = metrics();
   std::vector<Json> exps;

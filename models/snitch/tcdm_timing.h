@@ -17,7 +17,7 @@
 // sliding window of kWindowCycles), so a request that comes late in host order but early in
 // simulated time collides only with what really overlaps it. Arbitration between two requests
 // for the same bank and cycle is first-come in host order (the real crossbar is round-robin):
-// the conflict count is right, which of the two waits may differ. A request older than the
+// which of the two waits may differ, and so may the interleaving that follows. A request older than the
 // window (never seen with quanta far below it) is granted without reservation and counted in
 // `stale`.
 #pragma once

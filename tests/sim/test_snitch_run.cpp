@@ -261,7 +261,7 @@ TEST_CASE("snitch platform: a partial profile file keeps the built-in values it 
   CHECK(c.clusters == 2);
   CHECK(c.barrier_cycles == 20);
   CHECK(c.core.quantum_cycles == builtin.core.quantum_cycles);
-  CHECK(builtin.core.quantum_cycles == 100);
+  CHECK(builtin.core.quantum_cycles == 1);
   CHECK(c.dma.channels == 1);
   CHECK(c.dma.burst_bytes == 1024);
   CHECK(c.interconnect.hop_latency_cycles == 1);
