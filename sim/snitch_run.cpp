@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "sim/chrome_trace.h"
+#include "sim/vcd_writer.h"
 #include "sim/heap_replay.h"
 #include "sim/snitch_platform.h"
 
@@ -127,6 +128,16 @@ class Runner {
   std::vector<FaultRecord> faults_;
   std::vector<std::tuple<uint64_t, std::string, std::string>> markers_;  // t, core, text
   std::unique_ptr<ChromeTrace> trace_;
+  // VCD: value changes collected during the run (cores report them slightly out of time
+  // order), sorted and written at the end.
+  struct Change {
+    uint64_t t;
+    std::string name;
+    uint64_t value;
+  };
+  std::unique_ptr<VcdWriter> vcd_;
+  std::vector<Change> changes_;
+  void write_vcd(uint64_t end_ps);
   uint64_t check_failures_ = 0;
 };
 
@@ -420,6 +431,10 @@ void Runner::core_main(Ctx& x) {
                     static_cast<double>(faults_.back().t_ps) / 1e6,
                     nlohmann::json{{"core", x.name}, {"message", faults_.back().message}});
   x.end_ps = ps(x.core->now());
+  if (vcd_)
+    changes_.push_back(Change{x.end_ps, fmt::format("cluster{}.{}.busy", x.cluster,
+                                                    x.dm ? std::string("dm") : fmt::format("core{}", x.idx)),
+                              0});
 }
 
 std::map<std::string, double> Runner::metrics() const {
@@ -717,10 +732,27 @@ void Runner::write_trace(uint64_t end_ps) {
   trace_->close();
 }
 
+void Runner::write_vcd(uint64_t end_ps) {
+  if (!vcd_) return;
+  for (uint32_t k = 0; k < cfg_.clusters; ++k) {
+    const auto& bins = sys_->tcdm(k).stats().conflicts_by_bin;
+    const uint64_t bin_ps = static_cast<uint64_t>(static_cast<double>(cfg_.tcdm.series_bin_cycles) / cfg_.core.clock_ghz * 1e3 + 0.5);
+    const std::string sig = fmt::format("cluster{}.tcdm.conflicts_per_bin", k);
+    changes_.push_back(Change{0, sig, 0});
+    for (size_t i = 0; i < bins.size(); ++i) changes_.push_back(Change{i * bin_ps, sig, bins[i]});
+  }
+  std::map<std::string, VcdWriter::Signal> sig;
+  for (const auto& c : changes_) {
+    if (sig.count(c.name)) continue;
+    const bool bit = c.name.size() > 5 && c.name.compare(c.name.size() - 5, 5, ".busy") == 0;
+    sig[c.name] = bit ? vcd_->wire(c.name) : vcd_->integer(c.name, 32);
+  }
+  std::stable_sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.t < b.t; });
+  for (const auto& c : changes_) vcd_->change(c.t, sig.at(c.name), std::min<uint64_t>(c.value, 0xffffffffu));
+  vcd_->close(std::max(end_ps, changes_.empty() ? 0 : changes_.back().t));
+}
+
 RunResult Runner::run(std::ostream& out) {
-  if (!opt_.vcd_path.empty())
-    throw InputError("--vcd", 0, opt_.vcd_path,
-                     "VCD output is not available for snitch-cluster scenarios (use --trace)");
   std::vector<Setting> sets;
   for (const auto& [k, v, w] : sc_.set) sets.push_back(Setting{k, v, w});
   sets.insert(sets.end(), opt_.sets.begin(), opt_.sets.end());
@@ -753,6 +785,7 @@ RunResult Runner::run(std::ostream& out) {
     }
   }
   if (!opt_.trace_path.empty()) trace_ = std::make_unique<ChromeTrace>(opt_.trace_path);
+  if (!opt_.vcd_path.empty()) vcd_ = std::make_unique<VcdWriter>(opt_.vcd_path);
 
   sys_ = std::make_unique<SnitchSystem>("snitch", cfg_);
   cluster_barriers_.resize(cfg_.clusters);
@@ -791,15 +824,28 @@ RunResult Runner::run(std::ostream& out) {
                                  static_cast<int>(i));
       Ctx* p = x.get();
       x->core->set_program([this, p](models::Core&) { core_main(*p); });
+      if (vcd_) {
+        const std::string sig = fmt::format("cluster{}.{}.busy", k, x->dm ? std::string("dm") : fmt::format("core{}", i));
+        changes_.push_back(Change{0, sig, 1});
+        x->core->set_activity_hook([this, sig](bool busy, const sc_core::sc_time& t) {
+          changes_.push_back(Change{ps(t), sig, busy ? 1u : 0u});
+        });
+      }
       ctx_.push_back(std::move(x));
     }
-    if (trace_) {
-      const int dma_track = trace_->track(fmt::format("cluster {}", k), "dma", 100);
-      sys_->dma(k).set_span_hook([this, dma_track](uint32_t, const models::DmaDescriptor& d, sc_core::sc_time s,
-                                                   sc_core::sc_time e) {
-        trace_->slice(dma_track, fmt::format("{} B", d.len), static_cast<double>(ps(s)) / 1e6,
-                      static_cast<double>(ps(e) - std::min(ps(s), ps(e))) / 1e6,
-                      nlohmann::json{{"src", hex(d.src)}, {"dst", hex(d.dst)}, {"len", d.len}, {"call_site", d.call_site}});
+    if (trace_ || vcd_) {
+      const int dma_track = trace_ ? trace_->track(fmt::format("cluster {}", k), "dma", 100) : -1;
+      sys_->dma(k).set_span_hook([this, dma_track, k](uint32_t ch, const models::DmaDescriptor& d, sc_core::sc_time s,
+                                                      sc_core::sc_time e) {
+        if (trace_)
+          trace_->slice(dma_track, fmt::format("{} B", d.len), static_cast<double>(ps(s)) / 1e6,
+                        static_cast<double>(ps(e) - std::min(ps(s), ps(e))) / 1e6,
+                        nlohmann::json{{"src", hex(d.src)}, {"dst", hex(d.dst)}, {"len", d.len}, {"call_site", d.call_site}});
+        if (vcd_) {
+          const std::string sig = fmt::format("cluster{}.dma.channel{}.busy", k, ch);
+          changes_.push_back(Change{ps(s), sig, 1});
+          changes_.push_back(Change{ps(e), sig, 0});
+        }
       });
     }
   }
@@ -835,6 +881,7 @@ RunResult Runner::run(std::ostream& out) {
     ok = false;
   res.exit_code = ok ? 0 : 1;
   write_trace(static_cast<uint64_t>(m.at("duration") * 1e3 + 0.5));
+  write_vcd(static_cast<uint64_t>(m.at("duration") * 1e3 + 0.5));
   res.report = build_report(res.exit_code, exps);
   print_summary(out, res.report);
   return res;

@@ -38,8 +38,8 @@ npusim_cli_test(snitch_bad_set 2 "--set: must be between 1 and 64 .at 'cluster.c
                 run scenarios/snitch/core_local.yaml --set cluster.clusters=0)
 npusim_cli_test(snitch_bad_expect 2 "tests/data/snitch_bad_expect.yaml:4:3: .*unknown expectation key"
                 run tests/data/snitch_bad_expect.yaml)
-npusim_cli_test(snitch_no_vcd 2 "VCD output is not available for snitch-cluster"
-                run scenarios/snitch/core_local.yaml --vcd /tmp/npusim-snitch.vcd)
+npusim_cli_test(snitch_vcd_unwritable 2 "nope/x.vcd"
+                run scenarios/snitch/core_local.yaml --vcd /nonexistent/nope/x.vcd)
 npusim_cli_test(snitch_trap_fails_run 1 "TRAP c0_core0: snrt_l1_alloc_cluster_local.*result: FAIL"
                 run tests/data/snitch_trap.yaml)
 # With two clusters there are two DM cores, so two undefined results: the expectation fails.

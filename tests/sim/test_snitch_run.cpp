@@ -2,6 +2,9 @@
 // input. Each TEST_CASE that simulates is its own process (one sc_start per process).
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "sim/heap_replay.h"
@@ -322,4 +325,43 @@ TEST_CASE("snitch: nested and oversized expressions and address lists are refuse
              Catch::Contains("1 to 8 addresses"));
   CHECK_THAT(err("program: [barrier]\ncores:\n  \"123456789012345678901234567890\": [barrier]\n"),
              Catch::Contains("core index"));
+}
+
+TEST_CASE("snitch traces: the VCD has a busy wire per core and DMA channel and the conflict counter") {
+  RunOptions opt;
+  opt.vcd_path = "snitch_test_waves.vcd";
+  opt.trace_path = "snitch_test_trace.json";
+  std::ostringstream out;
+  const auto r = snitch::run(snitch::parse(R"y(
+program:
+  - l3_alloc: {size: 4KiB, as: src}
+  - l1_alloc: {size: 4KiB, as: dst}
+  - when: {if: is_dm, then: [{dma: {src: src, dst: dst, bytes: 4KiB}}, dma_wait]}
+  - barrier
+  - store: {addr: dst, count: 16}
+)y", "test.yaml"), opt, out);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(opt.vcd_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string vcd = ss.str();
+  for (const char* scope : {"core0", "core7", "dm", "channel0", "tcdm"})
+    CHECK(vcd.find(std::string("$scope module ") + scope + " $end") != std::string::npos);
+  CHECK(vcd.find("conflicts_per_bin") != std::string::npos);
+  std::ifstream tin(opt.trace_path);
+  std::stringstream ts;
+  ts << tin.rdbuf();
+  const auto trace = nlohmann::json::parse(ts.str());
+  int slices = 0, counters = 0;
+  std::set<std::string> threads;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") ++slices;
+    if (e["ph"] == "C") ++counters;
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+  }
+  CHECK(slices >= 9 * 3);  // start-up, two allocations per core at least
+  CHECK(counters >= 1);
+  for (const char* t : {"core 0", "core 7", "dm core", "dma"}) CHECK(threads.count(t) == 1);
+  std::remove(opt.vcd_path.c_str());
+  std::remove(opt.trace_path.c_str());
 }
