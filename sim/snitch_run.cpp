@@ -11,6 +11,10 @@
 #include <set>
 #include <tuple>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "sim/chrome_trace.h"
 #include "sim/vcd_writer.h"
 #include "sim/heap_replay.h"
@@ -27,6 +31,21 @@ namespace as = alloc::snitch;
 // Core cycles to write one DMA descriptor into the DMA frontend (assumption: a few CSR writes;
 // the engine's own setup is dma.setup_cycles).
 constexpr uint64_t kDmaIssueCycles = 4;
+
+// An exception thrown inside a core's thread unwinds frames on a SystemC coroutine stack,
+// which AddressSanitizer cannot clean up ("ASan is ignoring requested __asan_handle_no_return"):
+// the dead frames' redzones stay poisoned and later calls into uninstrumented libraries (fmt,
+// SystemC) on that stack are reported as overflows. After catching such an exception the core
+// forgets the dead frames below the catching one. A no-op without ASan.
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((noinline)) void forget_unwound_frames() {
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  const uintptr_t span = static_cast<uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
+  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
+}
+#else
+void forget_unwound_frames() {}
+#endif
 
 uint64_t ps(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5); }
 double ns_of(uint64_t p) { return static_cast<double>(p) / 1e3; }
@@ -76,6 +95,7 @@ struct Ctx {
   const Step* current = nullptr;
   enum Status { kPending, kFinished, kStopped, kFault } status = kPending;
   uint64_t end_ps = 0;
+  uint64_t step_start = 0;  // start of the allocation step in progress (ps)
   uint64_t accesses = 0;  // loads and stores of stream/check steps
   int track = -1;
 };
@@ -209,18 +229,14 @@ void Runner::alloc_step(Ctx& x, const Step& s) {
   as::Call call = s.kind == Step::kL1Alloc ? as::Call::kL1ClusterLocal
                   : s.kind == Step::kL3Alloc ? as::Call::kL3Alloc
                                              : as::Call::kL1ComputeCoreLocal;
-  try {
-    r = call == as::Call::kL1ClusterLocal   ? x.alloc->l1_alloc_cluster_local(size, align)
-        : call == as::Call::kL3Alloc        ? x.alloc->l3_alloc(size, align)
-                                            : x.alloc->l1_alloc_compute_core_local(size, align);
-  } catch (const as::ZeroAlignment& e) {
-    throw CoreFault("bad operand", fmt::format("{}: {}", s.at.str(), e.what()));
-  } catch (const as::AllocTrap& e) {
-    const uint64_t t = ps(x.core->now());
-    traps_.push_back(TrapRecord{x.cluster, x.idx, x.name, e.info(), t, s.at.str(), true});
-    if (trace_) slice(x, as::call_name(call), t0, TJson{{"size", size}, {"align", align}, {"trap", true}});
-    throw;
-  }
+  if (align == 0)
+    throw CoreFault("bad operand", fmt::format("{}: {}: alignment 0 divides by zero in snrt_align_up",
+                                               s.at.str(), as::call_name(call)));
+  x.step_start = t0;
+  // Under on_trap: stop_core this throws AllocTrap, recorded by core_main.
+  r = call == as::Call::kL1ClusterLocal   ? x.alloc->l1_alloc_cluster_local(size, align)
+      : call == as::Call::kL3Alloc        ? x.alloc->l3_alloc(size, align)
+                                          : x.alloc->l1_alloc_compute_core_local(size, align);
   const uint64_t t = ps(x.core->now());
   if (r.trapped) traps_.push_back(TrapRecord{x.cluster, x.idx, x.name, *r.trap, t, s.at.str(), false});
   if (r.undefined)
@@ -406,8 +422,14 @@ void Runner::core_main(Ctx& x) {
     x.current = nullptr;
     x.status = Ctx::kFinished;
   } catch (const as::AllocTrap& e) {
+    forget_unwound_frames();
     x.status = Ctx::kStopped;
     const uint64_t t = ps(x.core->now());
+    const std::string step = x.current ? x.current->at.str() : "";
+    traps_.push_back(TrapRecord{x.cluster, x.idx, x.name, e.info(), t, step, true});
+    if (trace_)
+      slice(x, as::call_name(e.info().call), x.step_start,
+            TJson{{"size", e.info().size}, {"align", e.info().alignment}, {"trap", true}});
     faults_.push_back(FaultRecord{"trap", fmt::format("{}: {}", x.name, e.what()),
                                   x.current ? x.current->at.str() : "", x.name, t});
     if (trace_)
@@ -417,12 +439,15 @@ void Runner::core_main(Ctx& x) {
                                      {"past_end", e.info().past_end}, {"action", "core stopped"},
                                      {"step", x.current ? x.current->at.str() : ""}});
   } catch (const CoreFault& e) {
+    forget_unwound_frames();
     x.status = Ctx::kFault;
     faults_.push_back(FaultRecord{e.kind(), e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
   } catch (const models::BusError& e) {
+    forget_unwound_frames();
     x.status = Ctx::kFault;
     faults_.push_back(FaultRecord{"bus error", e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
   } catch (const std::exception& e) {  // anything else the models refuse: a fault, not a crash
+    forget_unwound_frames();
     x.status = Ctx::kFault;
     faults_.push_back(FaultRecord{"error", e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
   }

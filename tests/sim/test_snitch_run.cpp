@@ -365,3 +365,15 @@ program:
   std::remove(opt.vcd_path.c_str());
   std::remove(opt.trace_path.c_str());
 }
+
+TEST_CASE("snitch: alignment 0 is a bad-operand fault of the core that asked") {
+  const auto r = run_yaml(R"y(
+program:
+  - when: {if: core == 5, then: [{l1_alloc: {size: 8, align: 0, as: z}}]}
+)y");
+  CHECK(metric(r, "faults") == 1);
+  CHECK(metric(r, "finished_cores") == 8);
+  CHECK(r.report["faults"][0]["kind"] == "bad operand");
+  CHECK(r.report["faults"][0]["core"] == "c0_core5");
+  CHECK_THAT(r.report["faults"][0]["message"].get<std::string>(), Catch::Contains("alignment 0"));
+}
