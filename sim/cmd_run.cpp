@@ -9,6 +9,7 @@
 #include "sim/run_observers.h"
 #include "firmware/neuron_device.h"
 #include "sim/scenario_runner.h"
+#include "sim/snitch_run.h"
 
 namespace npusim::sim {
 
@@ -60,11 +61,17 @@ void register_run_command(CLI::App& app, Commands& cmds) {
           throw InputError("--set", 0, s, "expected section.key=value");
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
       }
-      const Scenario sc = a->scenario.empty()
-                              ? parse_scenario(default_scenario_text(), default_scenario_name())
-                              : load_scenario_file(a->scenario);
-      auto observers = make_observers(opt);  // opens the trace files: errors are bad input
-      result = std::make_unique<RunResult>(run_scenario(sc, opt, std::cout, std::move(observers)));
+      if (!a->scenario.empty() && snitch::is_snitch_scenario(a->scenario, a->platform)) {
+        // snitch-cluster scenarios have their own steps and runner (docs/snitch-cluster.md).
+        const snitch::Scenario ssc = snitch::load_file(a->scenario);
+        result = std::make_unique<RunResult>(snitch::run(ssc, opt, std::cout));
+      } else {
+        const Scenario sc = a->scenario.empty()
+                                ? parse_scenario(default_scenario_text(), default_scenario_name())
+                                : load_scenario_file(a->scenario);
+        auto observers = make_observers(opt);  // opens the trace files: errors are bad input
+        result = std::make_unique<RunResult>(run_scenario(sc, opt, std::cout, std::move(observers)));
+      }
     } catch (const std::runtime_error& e) {  // InputError, or a trace file that cannot be opened
       // Bad input: nothing ran, so no output may pretend to be a result.
       for (const auto& p : {opt.trace_path, opt.vcd_path})

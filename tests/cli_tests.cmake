@@ -27,3 +27,21 @@ npusim_cli_test(replay_snitch_stop_on_trap 1 "\"trap\":true"
                 heap replay --allocator snitch-l1 --stop-on-trap scenarios/heap/snitch_l1.ops)
 npusim_cli_test(replay_snitch_bad_core 2 "core"
                 heap replay --allocator snitch-l1 --core-idx 12 scenarios/heap/snitch_l1.ops)
+
+# snitch-cluster runs: bad input names file, line and column (exit 2); traps without
+# expectations fail the run (exit 1).
+npusim_cli_test(snitch_bad_step 2 "tests/data/snitch_bad_step.yaml:5:5: unknown step 'alloc'"
+                run tests/data/snitch_bad_step.yaml)
+npusim_cli_test(snitch_unbound 2 "tests/data/snitch_unbound.yaml:4:14: compute: 'tile' is used before any step binds it"
+                run tests/data/snitch_unbound.yaml)
+npusim_cli_test(snitch_bad_set 2 "--set: must be between 1 and 64 .at 'cluster.clusters=0'"
+                run scenarios/snitch/core_local.yaml --set cluster.clusters=0)
+npusim_cli_test(snitch_bad_expect 2 "tests/data/snitch_bad_expect.yaml:4:3: .*unknown expectation key"
+                run tests/data/snitch_bad_expect.yaml)
+npusim_cli_test(snitch_vcd_unwritable 2 "nope/x.vcd"
+                run scenarios/snitch/core_local.yaml --vcd /nonexistent/nope/x.vcd)
+npusim_cli_test(snitch_trap_fails_run 1 "TRAP c0_core0: snrt_l1_alloc_cluster_local.*result: FAIL"
+                run tests/data/snitch_trap.yaml)
+# With two clusters there are two DM cores, so two undefined results: the expectation fails.
+npusim_cli_test(snitch_platform_override 1 "2 clusters.*undefined_results == 1 but is 2"
+                run scenarios/snitch/core_local.yaml --set cluster.clusters=2)

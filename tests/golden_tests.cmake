@@ -18,9 +18,19 @@ npusim_golden(dataram_fragmentation scenarios/dataram_fragmentation.yaml)
 npusim_golden(dataram_header_corruption scenarios/dataram_header_corruption.yaml)
 npusim_golden(custom_op_relu scenarios/custom_op_relu.yaml)
 npusim_golden(custom_op_deep_calls scenarios/custom_op_deep_calls.yaml)
+# snitch-cluster scenarios (docs/snitch-cluster.md)
+npusim_golden(snitch_dma_tiling scenarios/snitch/dma_tiling.yaml)
+npusim_golden(snitch_core_local scenarios/snitch/core_local.yaml)
+npusim_golden(snitch_l1_overflow scenarios/snitch/l1_overflow.yaml)
+npusim_golden(snitch_l3_exact_fit scenarios/snitch/l3_exact_fit.yaml)
+npusim_golden(snitch_remote_exchange scenarios/snitch/remote_exchange.yaml)
 
 # Every example of the scenario reference runs as written.
 add_test(NAME docs.scenarios_examples
          COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
                  -DDOC=${PROJECT_SOURCE_DIR}/docs/scenarios.md -DOUT_DIR=${golden_out}/doc_examples
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)
+add_test(NAME docs.snitch_cluster_examples
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
+                 -DDOC=${PROJECT_SOURCE_DIR}/docs/snitch-cluster.md -DOUT_DIR=${golden_out}/snitch_doc_examples
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)

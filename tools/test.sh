@@ -24,6 +24,7 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_
 cmake --build build-fuzz --target fuzz_scenario -j"$jobs"
 mkdir -p build-fuzz/corpus
 cp scenarios/*.yaml build-fuzz/corpus/
+cp scenarios/snitch/*.yaml build-fuzz/corpus/
 ./build-fuzz/tests/fuzz/fuzz_scenario -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 \
   -print_final_stats=1 build-fuzz/corpus 2>&1 | tail -n 5
 echo "fuzz: no crash in ${FUZZ_SECONDS:-60} s"
