@@ -240,14 +240,14 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   outcome["expectations"] = exps;
   rep["outcome"] = outcome;
   rep["duration_ns"] = r.duration_ns;
-  rep["cycles"] = m["cycles"];
+  rep["cycles"] = static_cast<uint64_t>(m["cycles"]);
   Json cores = Json::array();
   for (size_t i = 0; i < r.cores.size(); ++i) {
     const auto& c = r.cores[i];
     Json b = Json::object();
-    for (int k = 0; k < tr::kNumCats; ++k) b[tr::cat_name(static_cast<tr::Cat>(k))] = std::round(c.ns[k] * r.clock_ghz);
+    for (int k = 0; k < tr::kNumCats; ++k) b[tr::cat_name(static_cast<tr::Cat>(k))] = static_cast<uint64_t>(std::round(c.ns[k] * r.clock_ghz));
     cores.push_back(Json{{"core", i}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
-                         {"cycles", std::round((c.end_ns - c.start_ns) * r.clock_ghz)}, {"breakdown_cycles", b},
+                         {"cycles", static_cast<uint64_t>(std::round((c.end_ns - c.start_ns) * r.clock_ghz))}, {"breakdown_cycles", b},
                          {"hbm_accesses", c.hbm_accesses}, {"tcm_accesses", c.tcm_accesses},
                          {"dma_transfers", c.dma_transfers}, {"dma_bytes", c.dma_bytes}, {"api_calls", c.api_calls}});
   }
