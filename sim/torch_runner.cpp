@@ -59,6 +59,13 @@ const std::map<std::string, Reference>& references() {
          }
          return o;
        }},
+      {"clamp_unit",
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = std::min(1.0f, std::max(-1.0f, static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)))));
+         return o;
+       }},
       {"row_sum",
        [](const std::vector<torch::Tensor>& in) {
          const int64_t rows = in[0].size(0), cols = in[0].size(1);
@@ -111,7 +118,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
                        "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma, ...)",
                        e.at.column);
   if (!t.reference.empty() && !references().count(t.reference))
-    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, row_sum, softmax_rows)", t.at.column);
+    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, clamp_unit, row_sum, softmax_rows)", t.at.column);
   std::vector<Setting> sets;
   for (const auto& [k, v, w] : sc.set) sets.push_back(Setting{k, v, w});
   sets.insert(sets.end(), opt.sets.begin(), opt.sets.end());
