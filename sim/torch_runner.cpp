@@ -130,6 +130,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   spec.multicore = t.multicore;
   spec.stack_size = t.stack_size;
   spec.tcm_cycles_per_element = t.tcm_cycles_per_element;
+  spec.record = !observers.empty();
   for (double d : t.scalars) spec.scalars.emplace_back(d);
   for (const auto& in : t.inputs) {
     bool ok = false;
@@ -313,10 +314,18 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
 
   const uint64_t end_ps = static_cast<uint64_t>(r.duration_ns * 1e3 + 0.5);
   for (auto& o : observers) {
+    auto ps = [](double ns) { return static_cast<uint64_t>(ns * 1e3 + 0.5); };
     for (size_t i = 0; i < r.cores.size(); ++i) {
-      o->core_busy(fmt::format("gpsimd{}", i), static_cast<uint64_t>(r.cores[i].start_ns * 1e3 + 0.5), true);
-      o->core_busy(fmt::format("gpsimd{}", i), static_cast<uint64_t>(r.cores[i].end_ns * 1e3 + 0.5), false);
+      const std::string core = fmt::format("gpsimd{}", i);
+      o->core_busy(core, ps(r.cores[i].start_ns), true);
+      for (const auto& c : r.calls[i]) o->call(core, c.name, "", ps(c.start_ns), ps(c.end_ns), 0);
+      o->core_busy(core, ps(r.cores[i].end_ns), false);
     }
+    // DMA tracks: core k's channel c is track k * channels + c.
+    const uint32_t per_core = std::max(1u, cfg.gpsimd_cores.dma_engines / cfg.gpsimd_cores.cores);
+    for (const auto& x : r.transfers)
+      o->transfer(static_cast<uint32_t>(x.core) * per_core + x.channel, x.src, x.dst, x.len,
+                  fmt::format("core {}: {}", x.core, x.call), ps(x.start_ns), ps(x.end_ns));
     for (const auto& d : r.diagnostics)
       o->instant("faults", d.kind, end_ps, Json{{"message", d.message}});
     o->finish(end_ps);

@@ -97,6 +97,7 @@ CoreCtx* current_ctx() {
 namespace {
 
 double now_ns(CoreCtx& c) { return c.core->now().to_seconds() * 1e9; }
+bool records(const CoreCtx& c) { return c.run->spec.record; }
 
 // Attributes the core time of a scope to a category.
 struct Span {
@@ -133,8 +134,13 @@ void check_stack(CoreCtx& c, const char* call) {
 struct ApiCall {
   CoreCtx& c;
   bool pushed = false;
+  size_t rec = SIZE_MAX;
   ApiCall(CoreCtx& cx, const char* name) : c(cx) {
     c.last_call = name;
+    if (records(c)) {
+      rec = c.calls.size();
+      c.calls.push_back(CallRecord{name, now_ns(c), now_ns(c)});
+    }
     ++c.t.api_calls;
     check_stack(c, name);
     {
@@ -146,9 +152,11 @@ struct ApiCall {
     pushed = true;
   }
   ~ApiCall() {
-    if (!pushed || std::uncaught_exceptions() != 0) return;
-    Span s(c, kStack);
-    c.fw->pop_frame();
+    if (pushed && std::uncaught_exceptions() == 0) {
+      Span s(c, kStack);
+      c.fw->pop_frame();
+    }
+    if (rec != SIZE_MAX) c.calls[rec].end_ns = now_ns(c);
   }
 };
 
@@ -902,7 +910,16 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
       }
     });
   }
+  std::vector<TransferRecord> transfers;
+  if (spec.record)
+    for (size_t i = 0; i < ncores; ++i)
+      p.dma(i).set_span_hook([&transfers, i](uint32_t ch, const models::DmaDescriptor& d, sc_core::sc_time s,
+                                             sc_core::sc_time e) {
+        transfers.push_back(TransferRecord{static_cast<int>(i), ch, d.src, d.dst, d.len, d.call_site,
+                                           s.to_seconds() * 1e9, e.to_seconds() * 1e9});
+      });
   sc_core::sc_start();
+  res.transfers = std::move(transfers);
   if (r.error) {
     res.failed = true;
     try {
@@ -959,9 +976,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
     torch::Tensor out = spec.multicore ? r.dst : r.output;
     if (out.defined()) res.output = out.impl()->hbm ? to_host(r, out) : out;
   }
-  for (const auto& c : r.ctx) {
+  for (auto& c : r.ctx) {
     if (!c.t.ran) continue;
     res.cores.push_back(c.t);
+    res.calls.push_back(std::move(c.calls));
     res.duration_ns = std::max(res.duration_ns, c.t.end_ns);
   }
   for (size_t i = 0; i < p.cores(); ++i)

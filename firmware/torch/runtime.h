@@ -55,14 +55,27 @@ struct Diagnostic {
   uint64_t address = 0;
 };
 
+// A library call or a DMA transfer of a core, for traces (OpSpec::record).
+struct CallRecord {
+  std::string name;
+  double start_ns = 0, end_ns = 0;
+};
+struct TransferRecord {
+  int core = 0;
+  uint32_t channel = 0;
+  uint64_t src = 0, dst = 0, len = 0;
+  std::string call;
+  double start_ns = 0, end_ns = 0;
+};
+
 struct OpSpec {
   std::string op;
+  bool record = false;                 // keep every library call and DMA transfer (traces)
   bool multicore = false;
   std::vector<torch::Tensor> tensors;  // host tensors with their data
   std::vector<c10::Scalar> scalars;
   long long stack_size = -1;           // -1: the library's STACK_SIZE (or none)
   uint64_t tcm_cycles_per_element = 0; // 0: the platform's
-  torch::CoherencyEnforcer::Policy coherency = torch::CoherencyEnforcer::COHERENT;
 };
 
 struct OpResult {
@@ -78,6 +91,8 @@ struct OpResult {
   uint64_t hbm_bytes = 0, hbm_requests = 0, dma_bytes = 0, dma_descriptors = 0;
   uint64_t tcm_peak_bytes = 0;
   std::string kernel, mangled;
+  std::vector<std::vector<CallRecord>> calls;  // per core (OpSpec::record)
+  std::vector<TransferRecord> transfers;
 };
 
 class Run;
@@ -106,6 +121,7 @@ struct CoreCtx {
   uintptr_t entry_sp = 0;
   std::vector<std::pair<uint64_t, uint64_t>> dst_writes;  // byte ranges of the dst tensor
   std::string last_call = "kernel entry";
+  std::vector<CallRecord> calls;  // when recording
 };
 
 // The GPSIMD cores sharing one HBM: each core has its own interconnect in front of its
