@@ -827,7 +827,10 @@ void core_program(Run& r, CoreCtx& c) {
   if (!c.tcm_blocks.empty())
     r.warn(&c, "tcm leak", "kernel return", c.tcm_blocks.begin()->first,
            fmt::format("{} tcm_malloc block(s) ({} bytes) not freed", c.tcm_blocks.size(), c.tcm_live));
-  if (!r.spec.multicore) r.output = out;
+  if (!r.spec.multicore) {
+    if (!out.defined()) r.fail(&c, FF::kUsage, "kernel return", 0, "the kernel returned no tensor");
+    r.output = out;
+  }
   if (c.fw->stack().hbm_stack != 0) {
     Span s(c, kStack);
     c.fw->free_hbm_stack();

@@ -78,6 +78,9 @@ torch::Tensor axpy_ops(const torch::Tensor& a, const torch::Tensor& b, double al
   return out;
 }
 
+// Returns no tensor.
+torch::Tensor bad_no_result(const torch::Tensor&) { return torch::Tensor(); }
+
 torch::Tensor bad_same(const torch::Tensor& t_in) { return torch::empty(t_in.sizes(), torch::kFloat); }
 torch::Tensor axpy_shape(const torch::Tensor& a, const torch::Tensor&, double) {
   return torch::empty(a.sizes(), torch::kFloat);
@@ -91,4 +94,5 @@ NEURON_LIBRARY(npusim_test_kernels, m) {
   m.def("bad_write_outside", &bad_same, "bad_write_outside");
   m.def("bad_overlap", &bad_same, "bad_overlap");
   m.def("axpy_ops", &axpy_shape, "axpy_ops");
+  m.def("bad_no_result", &bad_same, "bad_no_result");
 }

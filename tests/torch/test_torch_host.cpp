@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "firmware/torch/runtime.h"
+#include "sim/heap_replay.h"
+#include "sim/scenario.h"
 
 torch::Tensor relu_forward_tcm(const torch::Tensor& t_in);
 torch::Tensor relu_forward_standard(const torch::Tensor& t_in);
@@ -100,4 +102,30 @@ TEST_CASE("torch: the example kernels run as plain host code and agree with each
   torch::Tensor s = row_sum_stream(m);
   CHECK(tr::element(s, 0) == 0 + 1 + 2 + 3 + 4);
   CHECK(tr::element(s, 3) == 15 + 16 + 17 + 18 + 19);
+}
+
+TEST_CASE("torch: torch_op scenarios parse, and bad ones name the file, line and column") {
+  using npusim::sim::parse_scenario;
+  const auto sc = parse_scenario(
+      "torch_op:\n  op: relu_tcm\n  multicore: true\n  stack_size: 16KiB\n"
+      "  inputs:\n    - {shape: [4, 8], dtype: bfloat16, init: \"random(3)\"}\n  scalars: [1.5, 2]\n",
+      "t.yaml");
+  REQUIRE(sc.torch_op);
+  CHECK(sc.torch_op->op == "relu_tcm");
+  CHECK(sc.torch_op->multicore);
+  CHECK(sc.torch_op->stack_size == 16384);
+  CHECK(sc.torch_op->inputs.at(0).shape == std::vector<int64_t>{4, 8});
+  CHECK(sc.torch_op->inputs.at(0).dtype == "bfloat16");
+  CHECK(sc.torch_op->scalars == std::vector<double>{1.5, 2});
+  try {
+    parse_scenario("torch_op:\n  op: relu_tcm\n  inputs:\n    - {shape: [0]}\n", "t.yaml");
+    FAIL("no error");
+  } catch (const npusim::sim::InputError& e) {
+    CHECK(e.line() == 4);
+    CHECK(std::string(e.what()).find("a dimension is between 1 and 2^31") != std::string::npos);
+  }
+  CHECK_THROWS_AS(parse_scenario("torch_op:\n  op: x\n  inputs: []\n  colour: red\n", "t.yaml"),
+                  npusim::sim::InputError);
+  CHECK_THROWS_AS(parse_scenario("torch_op: {op: x, inputs: []}\nprogram: []\n", "t.yaml"),
+                  npusim::sim::InputError);
 }

@@ -199,3 +199,9 @@ TEST_CASE("torch sim: overlapping writes between cores are reported") {
   CHECK(r.fault_kind == "overlapping writes");
   CHECK(has(r, "error", "both wrote elements [0, 64)"));
 }
+
+TEST_CASE("torch sim: a single-core kernel that returns no tensor fails the run") {
+  auto r = run("bad_no_result", {tr::make_input({8}, torch::kFloat, "ones")});
+  CHECK(r.failed);
+  CHECK(has(r, "error", "kernel bad_no_result on core 0, call kernel return: the kernel returned no tensor"));
+}
