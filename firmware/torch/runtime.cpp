@@ -801,6 +801,7 @@ void core_program(Run& r, CoreCtx& c) {
     r.fail(&c, FF::kUsage, "init_neuron_dataram_allocator", 0, "the dataram heap could not be initialised");
   // The stack: above the threshold it moves to HBM (stack switch).
   const auto& g = r.cfg->gpsimd_cores;
+  const double setup0 = c.t.ns[kStack];
   if (r.stack_size > static_cast<long long>(g.hbm_stack_threshold)) {
     Span s(c, kStack);
     if (c.fw->init_neuron_hbm_allocator() != 0)
@@ -812,6 +813,7 @@ void core_program(Run& r, CoreCtx& c) {
              fmt::format("STACK_SIZE={}: {}", r.stack_size, e.what()));
     }
   }
+  c.t.stack_setup_ns += c.t.ns[kStack] - setup0;
   std::vector<torch::Tensor> ts = r.inputs;
   volatile char entry = 0;
   c.entry_sp = reinterpret_cast<uintptr_t>(&entry);
@@ -832,8 +834,12 @@ void core_program(Run& r, CoreCtx& c) {
     r.output = out;
   }
   if (c.fw->stack().hbm_stack != 0) {
-    Span s(c, kStack);
-    c.fw->free_hbm_stack();
+    const double t0 = c.t.ns[kStack];
+    {
+      Span s(c, kStack);
+      c.fw->free_hbm_stack();
+    }
+    c.t.stack_setup_ns += c.t.ns[kStack] - t0;
   }
   c.core->sync();
   c.t.end_ns = now_ns(c);

@@ -44,6 +44,7 @@ struct CoreTimes {
   double ns[kNumCats] = {};
   uint64_t hbm_accesses = 0, tcm_accesses = 0, dma_transfers = 0, dma_bytes = 0, api_calls = 0;
   uint64_t stack_peak = 0;  // bytes of host stack the kernel used (approximate)
+  double stack_setup_ns = 0;  // of ns[kStack]: allocating, switching to and freeing the HBM stack
   double start_ns = 0, end_ns = 0;
   bool ran = false;
 };

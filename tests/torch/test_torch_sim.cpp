@@ -119,9 +119,12 @@ TEST_CASE("torch sim: a STACK_SIZE above 8 KiB puts the stack in HBM, and spills
   REQUIRE_FALSE(r.failed);
   CHECK(r.stack_size == 65536);
   CHECK(r.hbm_stack);
-  // Per library call, a spill to the HBM stack costs more than one to local dataram.
-  const double per_call_hbm = r.cores[0].ns[tr::kStack] / static_cast<double>(r.cores[0].api_calls);
-  CHECK(per_call_hbm > 20.0);  // ns: two HBM trips (local dataram: a few ns)
+  // Per library call, the frame spill goes to HBM: a write and a read back through the fabric
+  // (local dataram: about 8 ns, see the relu_tcm golden report), the setup aside.
+  const auto& c = r.cores[0];
+  CHECK(c.stack_setup_ns > 0);
+  const double per_call = (c.ns[tr::kStack] - c.stack_setup_ns) / static_cast<double>(c.api_calls);
+  CHECK(per_call > 40.0);
 }
 
 TEST_CASE("torch sim: a kernel exceeding the 16 KiB TCM pool fails at its tcm_malloc") {
