@@ -911,10 +911,11 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
     if (i >= ncores) continue;
     c.core->set_program([&r, &c](models::Core&) { core_program(r, c); });
     c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
-      if (e && !r.error) {
+      if (!e) return;
+      c.t.end_ns = c.core->now().to_seconds() * 1e9;
+      if (!r.error) {
         r.error = e;
         r.error_core = c.id;
-        c.t.end_ns = c.core->now().to_seconds() * 1e9;
         sc_core::sc_stop();
       }
     });
@@ -987,6 +988,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
   }
   for (auto& c : r.ctx) {
     if (!c.t.ran) continue;
+    if (c.t.end_ns == 0) c.t.end_ns = c.core->now().to_seconds() * 1e9;  // stopped by another core's fault
     res.cores.push_back(c.t);
     res.calls.push_back(std::move(c.calls));
     res.duration_ns = std::max(res.duration_ns, c.t.end_ns);
