@@ -16,7 +16,27 @@
 
 namespace npusim::fw {
 
+// The GPSIMD cores that run custom ops written against the torch API (firmware/torch,
+// docs/custom-ops.md): each core has its own dataram (TCM) and firmware; HBM is shared.
+struct GpsimdConfig {
+  uint32_t cores = 8;                  // public Neuron docs: 8 GPSIMD cores
+  uint32_t dma_engines = 16;           // shared out: dma_engines / cores channels per core
+  double dma_gibps = 27.0;             // per engine (public Neuron docs)
+  uint64_t tcm_cycles_per_element = 3; // kernel work per element staged in TCM (assumption)
+  uint64_t op_cycles_per_element = 1;  // library element-wise ops, per element (assumption)
+  uint64_t accessor_cycles = 1;        // standard accessor: address arithmetic per access
+  uint32_t hbm_stack_threshold = 8192; // STACK_SIZE above this: the stack moves to HBM
+  uint32_t documented_max_stack = 400 * 1024;
+  uint32_t max_streams = 4;            // fast stream accessors per core
+  uint64_t host_stack_bytes = 8u << 20;  // host stack of each core thread
+  uint64_t tensor_arena_bytes = 1ull << 30;  // HBM for tensors, after the cores' scratch
+  // Latency of the fabric between the cores and HBM, per crossing (interconnect cycles of
+  // interconnect.clock_ns). Calibrated, see docs/assumptions.md.
+  uint64_t fabric_hop_cycles = 20;
+};
+
 struct NeuronPlatformConfig {
+  GpsimdConfig gpsimd_cores;
   models::MemoryConfig memory;
   models::CoreConfig core;
   models::DmaConfig dma;

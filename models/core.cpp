@@ -44,6 +44,7 @@ Core::Core(sc_core::sc_module_name name, const CoreConfig& cfg)
   bus.register_invalidate_direct_mem_ptr(this, &Core::invalidate_direct_mem_ptr);
   SC_HAS_PROCESS(Core);
   SC_THREAD(thread);
+  if (cfg.host_stack_bytes) set_stack_size(cfg.host_stack_bytes);
 }
 
 namespace {

@@ -32,6 +32,9 @@ struct CoreConfig {
   uint64_t quantum_cycles = DEFAULT_CORE_QUANTUM_CYCLES;
   uint32_t vector_bytes = DEFAULT_CORE_VECTOR_BYTES;  // width of one vector access
   bool use_dmi = true;
+  // Host stack of the core's SystemC thread (0: the SystemC default). Host-compiled kernels
+  // with large locals need more.
+  size_t host_stack_bytes = 0;
 };
 
 // A bus error seen by the core: the interconnect answered an error response.

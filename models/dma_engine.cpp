@@ -114,7 +114,12 @@ void DmaEngine::run_job(uint32_t ch, const Job& job) {
     if (!ok) break;
     ring[i % cfg_.outstanding] = t;
     last = std::max(last, t);
-    issue += clk_;
+    if (cfg_.bytes_per_ns > 0) {
+      issue += std::max(clk_, sc_core::sc_time(n / cfg_.bytes_per_ns, sc_core::SC_NS));
+      last = std::max(last, issue);
+    } else {
+      issue += clk_;
+    }
     ++st.bursts;
     st.bytes += n;
   }

@@ -39,6 +39,9 @@ struct DmaConfig {
   std::vector<WindowRule> windows = {WindowRule{}};
   ViolationPolicy policy = ViolationPolicy::kAbort;
   bool complete_violating = true;  // under kRecord: move the data anyway (false: reject)
+  // Peak rate of one channel in bytes per ns (0: limited only by the memories). A burst of n
+  // bytes occupies the channel for at least n / bytes_per_ns.
+  double bytes_per_ns = 0;
 };
 
 struct DmaDescriptor {

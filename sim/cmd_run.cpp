@@ -1,5 +1,7 @@
 // `npusim run [SCENARIO]`: runs a scenario (default: the embedded one) and reports.
 #include <CLI/CLI.hpp>
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +12,7 @@
 #include "firmware/neuron_device.h"
 #include "sim/scenario_runner.h"
 #include "sim/snitch_run.h"
+#include <torch/torch.h>
 
 namespace npusim::sim {
 
@@ -32,7 +35,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   auto* run = app.add_subcommand("run", "Run a workload scenario (default: the embedded one)");
   struct Args {
     std::string scenario, platform, trace, vcd, report;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, plugins;
     bool list_ops = false;
   };
   auto a = std::make_shared<Args>();
@@ -43,9 +46,21 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
+  run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
+      ->allow_extra_args(false);
   run->callback([a, &cmds] {
+    for (const auto& p : a->plugins) {
+      if (dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+        const char* why = dlerror();
+        std::cerr << "npusim: error: --plugin " << p << ": " << (why ? why : "cannot load") << '\n';
+        cmds.exit_code = 2;
+        return;
+      }
+    }
     if (a->list_ops) {
       for (const auto& [name, desc] : fw::custom_ops()) std::cout << name << "  " << desc << '\n';
+      for (const auto* d : torch::npusim_op::ops())
+        std::cout << d->name << "  torch op: kernel " << d->kernel << " (library " << d->library << ")\n";
       return;
     }
     RunOptions opt;

@@ -105,6 +105,18 @@ std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
       {"firmware.local_stack_bytes", uint_setter(f.local_stack_bytes, 0xffffffffu)},
       {"firmware.frame_spill_bytes", uint_setter(f.frame_spill_bytes, 1u << 16)},
       {"firmware.call_cycles", uint_setter(f.call_cycles, 1u << 20)},
+      {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
+      {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
+      {"gpsimd.dma_gibps", double_setter(c.gpsimd_cores.dma_gibps)},
+      {"gpsimd.tcm_cycles_per_element", uint_setter(c.gpsimd_cores.tcm_cycles_per_element, 1u << 20)},
+      {"gpsimd.op_cycles_per_element", uint_setter(c.gpsimd_cores.op_cycles_per_element, 1u << 20)},
+      {"gpsimd.accessor_cycles", uint_setter(c.gpsimd_cores.accessor_cycles, 1u << 20)},
+      {"gpsimd.hbm_stack_threshold", uint_setter(c.gpsimd_cores.hbm_stack_threshold, 0xffffffffu)},
+      {"gpsimd.documented_max_stack", uint_setter(c.gpsimd_cores.documented_max_stack, 0xffffffffu)},
+      {"gpsimd.max_streams", uint_setter(c.gpsimd_cores.max_streams, 64)},
+      {"gpsimd.host_stack_bytes", uint_setter(c.gpsimd_cores.host_stack_bytes, 1ull << 30)},
+      {"gpsimd.fabric_hop_cycles", uint_setter(c.gpsimd_cores.fabric_hop_cycles, 1u << 20)},
+      {"gpsimd.tensor_arena_bytes", uint_setter(c.gpsimd_cores.tensor_arena_bytes, 1ull << 36)},
   };
   return t;
 }
@@ -195,11 +207,11 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
       windows[*n][s.key.substr(dot + 1)] = s;
     } else {
       auto it = t.find(s.key);
-      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware"};
+      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware", "gpsimd"};
       if (it == t.end())
         fail(s, !sections.count(section) || s.key.find('.') == std::string::npos
                     ? fmt::format("unknown section '{}' (core, dataram, hbm, interconnect, dma, "
-                                  "windows, heaps, firmware; see docs/platforms.md)", section)
+                                  "windows, heaps, firmware, gpsimd; see docs/platforms.md)", section)
                     : "unknown key (see docs/platforms.md)");
       if (auto why = it->second(s.value)) fail(s, *why);
     }
@@ -260,6 +272,9 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   if (cfg.dma.burst_bytes == 0) fail(at("dma.burst_bytes"), "must be positive");
   if (cfg.dma.outstanding == 0) fail(at("dma.outstanding"), "must be at least 1");
   if (cfg.core.vector_bytes == 0) fail(at("core.vector_bytes"), "must be positive");
+  if (cfg.gpsimd_cores.cores == 0) fail(at("gpsimd.cores"), "must be at least 1");
+  if (cfg.gpsimd_cores.dma_engines < cfg.gpsimd_cores.cores)
+    fail(at("gpsimd.dma_engines"), "every GPSIMD core needs at least one DMA engine");
   if (cfg.firmware.dma_channel >= cfg.dma.channels)
     fail(at("firmware.dma_channel"), fmt::format("the DMA engine has {} channels", cfg.dma.channels));
   if (l.num_blocks == 0) fail(at("heaps.num_blocks"), "must be at least 1");

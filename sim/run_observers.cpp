@@ -24,9 +24,11 @@ class ChromeObserver : public RunObserver {
     activity_ = t_.track("mgmt_core", "activity", 1);
     faults_ = t_.track("faults", "faults and violations", 0);
   }
-  void call(const std::string&, const std::string& name, const std::string& args, uint64_t s,
+  void call(const std::string& core, const std::string& name, const std::string& args, uint64_t s,
             uint64_t e, int status) override {
-    t_.slice(core_, name, us(s), us(e - std::min(s, e)), nlohmann::json{{"args", args}, {"status", status}});
+    // Other cores than the management core (the GPSIMD cores of torch_op runs): their own track.
+    const int track = core == "mgmt_core" ? core_ : t_.track(core, "calls", 0);
+    t_.slice(track, name, us(s), us(e - std::min(s, e)), nlohmann::json{{"args", args}, {"status", status}});
   }
   void transfer(uint32_t ch, uint64_t src, uint64_t dst, uint64_t len, const std::string& site,
                 uint64_t s, uint64_t e) override {
@@ -43,7 +45,16 @@ class ChromeObserver : public RunObserver {
     t_.counter("heaps", heap + " descriptors used", us(t),
                {{"descriptors", static_cast<double>(descriptors)}});
   }
-  void core_busy(const std::string&, uint64_t t, bool busy) override {
+  void core_busy(const std::string& core, uint64_t t, bool busy) override {
+    if (core != "mgmt_core") {
+      if (busy) {
+        other_busy_[core] = t;
+      } else if (auto it = other_busy_.find(core); it != other_busy_.end()) {
+        t_.slice(t_.track(core, "activity", 1), "busy", us(it->second), us(t - std::min(it->second, t)));
+        other_busy_.erase(it);
+      }
+      return;
+    }
     if (busy) {
       busy_since_ = t;
     } else if (busy_since_) {
@@ -74,6 +85,7 @@ class ChromeObserver : public RunObserver {
   ChromeTrace t_;
   int core_, activity_, faults_;
   std::optional<uint64_t> busy_since_;
+  std::map<std::string, uint64_t> other_busy_;
 };
 
 // VCD waveforms: the same counters and busy signals. Observations arrive slightly out of

@@ -280,6 +280,51 @@ class Parser {
     return s;
   }
 
+  TorchOpSpec torch_op(const YAML::Node& t) const {
+    keys(t, {"op", "multicore", "inputs", "scalars", "stack_size", "tcm_cycles_per_element",
+             "reference", "output"},
+         {"op", "inputs"}, "torch_op");
+    TorchOpSpec o;
+    o.at = at(t);
+    o.op = str(t["op"], "op");
+    if (t["multicore"]) o.multicore = boolean(t["multicore"], "multicore");
+    if (t["stack_size"]) o.stack_size = static_cast<long long>(size(t["stack_size"], "stack_size"));
+    if (t["tcm_cycles_per_element"])
+      o.tcm_cycles_per_element = size(t["tcm_cycles_per_element"], "tcm_cycles_per_element");
+    if (t["reference"]) o.reference = str(t["reference"], "reference");
+    if (t["output"]) o.output = str(t["output"], "output");
+    const auto in = t["inputs"];
+    if (!in.IsSequence()) fail(in, "inputs takes a list of {shape, dtype, init | file}");
+    for (const auto& i : in) {
+      keys(i, {"shape", "dtype", "init", "file"}, {"shape"}, "an input");
+      TorchInput x;
+      x.at = at(i);
+      const auto sh = i["shape"];
+      if (!sh.IsSequence() || sh.size() == 0) fail(sh, "shape is a list of dimensions, e.g. [1024] or [64, 256]");
+      for (const auto& d : sh) {
+        const uint64_t v = size(d, "a dimension");
+        if (v == 0 || v > (1ull << 31)) fail(d, "a dimension is between 1 and 2^31");
+        x.shape.push_back(static_cast<int64_t>(v));
+      }
+      if (i["dtype"]) x.dtype = str(i["dtype"], "dtype");
+      if (i["init"] && i["file"]) fail(i["file"], "an input has init or file, not both");
+      if (i["init"]) x.init = str(i["init"], "init");
+      if (i["file"]) x.file = str(i["file"], "file");
+      o.inputs.push_back(x);
+    }
+    if (const auto sv = t["scalars"]) {
+      if (!sv.IsSequence()) fail(sv, "scalars takes a list of numbers");
+      for (const auto& v : sv) {
+        char* end = nullptr;
+        const std::string s = str(v, "a scalar");
+        const double d = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size()) fail(v, "a scalar is a number");
+        o.scalars.push_back(d);
+      }
+    }
+    return o;
+  }
+
   Scenario scenario(const std::string& text) {
     YAML::Node root;
     try {
@@ -295,7 +340,7 @@ class Parser {
     Scenario sc;
     sc.file = file_;
     keys(root, {"name", "description", "platform", "set", "policies", "program", "custom_op",
-                "expect"},
+                "torch_op", "expect"},
          {}, "the scenario");
     if (root["name"]) sc.name = str(root["name"], "name");
     if (root["description"]) sc.description = str(root["description"], "description");
@@ -338,8 +383,13 @@ class Parser {
         }
       }
     }
-    if (!root["program"] && !root["custom_op"])
-      fail(root, "a scenario needs a program (a list of steps) or a custom_op");
+    if (const auto t = root["torch_op"]) {
+      if (root["program"] || root["custom_op"])
+        fail(t, "a scenario has one of program, custom_op and torch_op");
+      sc.torch_op = torch_op(t);
+    }
+    if (!root["program"] && !root["custom_op"] && !root["torch_op"])
+      fail(root, "a scenario needs a program (a list of steps), a custom_op or a torch_op");
     if (const auto ex = root["expect"]) {
       if (!ex.IsMap()) fail(ex, "expect takes a map of key: condition");
       for (const auto& kv : ex) {

@@ -63,6 +63,22 @@ struct Expectation {
   Where at;
 };
 
+// torch_op: a registered torch-API op (docs/custom-ops.md) run on given input tensors.
+struct TorchInput {
+  std::vector<int64_t> shape;
+  std::string dtype = "float", init = "zeros", file;
+  Where at;
+};
+struct TorchOpSpec {
+  std::string op, reference, output;
+  bool multicore = false;
+  long long stack_size = -1;
+  uint64_t tcm_cycles_per_element = 0;
+  std::vector<TorchInput> inputs;
+  std::vector<double> scalars;
+  Where at;
+};
+
 struct Scenario {
   std::string file;
   std::string name, description;
@@ -75,6 +91,7 @@ struct Scenario {
   std::string custom_op;  // instead of program
   std::map<std::string, long long> op_args;
   std::vector<Expectation> expect;
+  std::optional<TorchOpSpec> torch_op;  // instead of program / custom_op
 };
 
 // Parses a scenario; throws InputError (file, line, column, offending value) on anything

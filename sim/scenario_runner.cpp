@@ -755,6 +755,7 @@ RunResult Runner::run(std::ostream& out) {
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
                        std::vector<std::unique_ptr<RunObserver>> observers) {
+  if (sc.torch_op) return run_torch_scenario(sc, opt, out, std::move(observers));
   Runner r(sc, opt, std::move(observers));
   return r.run(out);
 }

@@ -54,6 +54,10 @@ struct RunResult {
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
                        std::vector<std::unique_ptr<RunObserver>> observers = {});
 
+// A scenario with a torch_op (sim/torch_runner.cpp): the op on the GPSIMD cores.
+RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
+                             std::vector<std::unique_ptr<RunObserver>> observers);
+
 // The embedded default scenario (scenarios/default.yaml) and its name.
 const char* default_scenario_text();
 const char* default_scenario_name();

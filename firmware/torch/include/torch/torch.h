@@ -1,0 +1,476 @@
+// npusim's implementation of the tensor API of Neuron custom C++ operators (the subset kernels
+// use): a kernel written against <torch/torch.h> compiles unchanged against this header and
+// runs on simulated GPSIMD cores (docs/custom-ops.md). No libtorch is involved.
+//
+// Tensors live in simulated HBM. Outside a simulated core (a shape function, a test on the
+// host) they live in host memory and every operation is plain host code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace c10 {
+
+enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, BFloat16 };
+
+// 16-bit floats: storage plus conversion (round to nearest even).
+struct Half {
+  uint16_t x = 0;
+  Half() = default;
+  Half(float f);  // NOLINT: implicit, as in c10
+  operator float() const;
+};
+struct BFloat16 {
+  uint16_t x = 0;
+  BFloat16() = default;
+  BFloat16(float f);  // NOLINT
+  operator float() const;
+};
+
+class IntArrayRef {
+ public:
+  IntArrayRef() = default;
+  // As in c10: the list must outlive the reference (a braced list in a call does).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
+  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  IntArrayRef(const int64_t* d, size_t n) : data_(d), size_(n) {}
+  size_t size() const { return size_; }
+  const int64_t* begin() const { return data_; }
+  const int64_t* end() const { return data_ + size_; }
+  const int64_t* data() const { return data_; }
+  int64_t operator[](size_t i) const { return data_[i]; }
+  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+
+ private:
+  const int64_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype_(t), has_dtype_(true) {}  // NOLINT
+  TensorOptions dtype(ScalarType t) const { return TensorOptions(t); }
+  ScalarType dtype() const { return dtype_; }
+  bool has_dtype() const { return has_dtype_; }
+
+ private:
+  ScalarType dtype_ = ScalarType::Float;
+  bool has_dtype_ = false;
+};
+
+class Scalar {
+ public:
+  Scalar() : Scalar(int64_t{0}) {}
+  Scalar(double v) : d_(v), i_(static_cast<int64_t>(v)), integral_(false) {}  // NOLINT
+  Scalar(float v) : Scalar(static_cast<double>(v)) {}                        // NOLINT
+  Scalar(int64_t v) : d_(static_cast<double>(v)), i_(v), integral_(true) {}  // NOLINT
+  Scalar(int v) : Scalar(static_cast<int64_t>(v)) {}                         // NOLINT
+  Scalar(bool v) : Scalar(static_cast<int64_t>(v)) {}                        // NOLINT
+  double toDouble() const { return d_; }
+  float toFloat() const { return static_cast<float>(d_); }
+  int64_t toLong() const { return i_; }
+  int toInt() const { return static_cast<int>(i_); }
+  bool isIntegral(bool = false) const { return integral_; }
+  bool isFloatingPoint() const { return !integral_; }
+  template <class T>
+  T to() const {
+    return integral_ ? static_cast<T>(i_) : static_cast<T>(d_);
+  }
+
+ private:
+  double d_;
+  int64_t i_;
+  bool integral_;
+};
+
+}  // namespace c10
+
+namespace torch {
+
+using c10::BFloat16;
+using c10::Half;
+using c10::IntArrayRef;
+using c10::Scalar;
+using c10::ScalarType;
+using c10::TensorOptions;
+using Dtype = c10::ScalarType;
+
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kChar = ScalarType::Char;
+constexpr ScalarType kShort = ScalarType::Short;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kInt32 = ScalarType::Int;
+
+const char* dtype_name(ScalarType t);
+size_t element_size(ScalarType t);
+
+// Coherence of tensor memory between cores (multicore mode). npusim records the policy and
+// reports it; memory in the simulator is always coherent (docs/custom-ops.md).
+class CoherencyEnforcer {
+ public:
+  enum Policy { COHERENT, INCOHERENT_VERBOSE, INCOHERENT_QUIET };
+};
+
+namespace detail {
+struct TensorImpl;
+// The element type a C++ type stands for (compile-time dtype checks of accessors).
+template <class T> constexpr ScalarType dtype_of();
+template <> constexpr ScalarType dtype_of<uint8_t>() { return kByte; }
+template <> constexpr ScalarType dtype_of<int8_t>() { return kChar; }
+template <> constexpr ScalarType dtype_of<int16_t>() { return kShort; }
+template <> constexpr ScalarType dtype_of<int32_t>() { return kInt; }
+template <> constexpr ScalarType dtype_of<c10::Half>() { return kHalf; }
+template <> constexpr ScalarType dtype_of<float>() { return kFloat; }
+template <> constexpr ScalarType dtype_of<c10::BFloat16>() { return kBFloat16; }
+
+// The simulator side (firmware/torch/runtime.cpp).
+void check_accessor_type(const TensorImpl& t, ScalarType want, size_t dims, const char* call);
+void element_load(const TensorImpl& t, int64_t index, void* dst, size_t bytes);
+void element_store(TensorImpl& t, int64_t index, const void* src, size_t bytes);
+[[noreturn]] void index_out_of_range(const TensorImpl& t, int64_t index, int64_t dim, int64_t size);
+const int64_t* sizes_of(const TensorImpl& t);
+const int64_t* strides_of(const TensorImpl& t);
+
+// Streams: a slot of the core's stream table (buffer in TCM, or the slow fallback).
+int stream_open(TensorImpl& t, bool write, size_t elem_bytes, const char* call);
+void stream_read(int slot, void* dst);
+void stream_write(int slot, const void* src);
+void stream_close(int slot);
+
+void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n, size_t elem_bytes,
+                  ScalarType want, const char* call);
+}  // namespace detail
+
+class Tensor;
+
+// accessor<T,N>(): every element access is a trip to HBM (as on the device).
+template <class T>
+class ElementRef {
+ public:
+  ElementRef(detail::TensorImpl* t, int64_t index) : t_(t), index_(index) {}
+  operator T() const {
+    T v;
+    detail::element_load(*t_, index_, &v, sizeof(T));
+    return v;
+  }
+  ElementRef& operator=(T v) {
+    detail::element_store(*t_, index_, &v, sizeof(T));
+    return *this;
+  }
+  ElementRef& operator=(const ElementRef& o) { return *this = static_cast<T>(o); }
+  ElementRef& operator+=(T v) { return *this = static_cast<T>(static_cast<T>(*this) + v); }
+  ElementRef& operator-=(T v) { return *this = static_cast<T>(static_cast<T>(*this) - v); }
+  ElementRef& operator*=(T v) { return *this = static_cast<T>(static_cast<T>(*this) * v); }
+  ElementRef& operator/=(T v) { return *this = static_cast<T>(static_cast<T>(*this) / v); }
+
+ private:
+  detail::TensorImpl* t_;
+  int64_t index_;
+};
+
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  TensorAccessor(detail::TensorImpl* t, const int64_t* sizes, const int64_t* strides, int64_t base)
+      : t_(t), sizes_(sizes), strides_(strides), base_(base) {}
+  auto operator[](int64_t i) const {
+    if (i < 0 || i >= sizes_[0]) detail::index_out_of_range(*t_, i, 0, sizes_[0]);
+    if constexpr (N == 1) return ElementRef<T>(t_, base_ + i * strides_[0]);
+    else return TensorAccessor<T, N - 1>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0]);
+  }
+  int64_t size(size_t d) const { return sizes_[d]; }
+
+ private:
+  detail::TensorImpl* t_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+  int64_t base_;
+};
+
+// read_stream_accessor<T>() / write_stream_accessor<T>(): sequential access through a 4 KiB
+// buffer in TCM (the first four per core; a fifth runs at standard-accessor speed).
+template <class T>
+class ReadStreamAccessor {
+ public:
+  ReadStreamAccessor(detail::TensorImpl& t)  // NOLINT
+      : slot_(detail::stream_open(t, false, sizeof(T), "read_stream_accessor")) {}
+  ReadStreamAccessor(ReadStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  ReadStreamAccessor(const ReadStreamAccessor&) = delete;
+  ReadStreamAccessor& operator=(const ReadStreamAccessor&) = delete;
+  ~ReadStreamAccessor() {
+    if (slot_ >= 0) detail::stream_close(slot_);
+  }
+  T read() {
+    T v;
+    detail::stream_read(slot_, &v);
+    return v;
+  }
+  void close() {
+    if (slot_ >= 0) detail::stream_close(slot_);
+    slot_ = -1;
+  }
+
+ private:
+  int slot_;
+};
+
+template <class T>
+class WriteStreamAccessor {
+ public:
+  WriteStreamAccessor(detail::TensorImpl& t)  // NOLINT
+      : slot_(detail::stream_open(t, true, sizeof(T), "write_stream_accessor")) {}
+  WriteStreamAccessor(WriteStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  WriteStreamAccessor(const WriteStreamAccessor&) = delete;
+  WriteStreamAccessor& operator=(const WriteStreamAccessor&) = delete;
+  ~WriteStreamAccessor() {
+    if (slot_ >= 0) detail::stream_close(slot_);
+  }
+  void write(T v) { detail::stream_write(slot_, &v); }
+  void close() {
+    if (slot_ >= 0) detail::stream_close(slot_);
+    slot_ = -1;
+  }
+
+ private:
+  int slot_;
+};
+
+// tcm_accessor(): whole ranges moved by DMA between the tensor and a TCM buffer
+// (torch::neuron::tcm_malloc). Offsets and counts are elements of the flattened tensor.
+class TcmAccessor {
+ public:
+  explicit TcmAccessor(detail::TensorImpl* t) : t_(t) {}
+  template <class T>
+  void tensor_to_tcm(T* tcm, size_t offset, size_t n) const {
+    detail::tcm_transfer(*t_, true, tcm, offset, n, sizeof(T), detail::dtype_of<T>(), "tensor_to_tcm");
+  }
+  template <class T>
+  void tcm_to_tensor(const T* tcm, size_t offset, size_t n) const {
+    detail::tcm_transfer(*t_, false, const_cast<T*>(tcm), offset, n, sizeof(T), detail::dtype_of<T>(),
+                         "tcm_to_tensor");
+  }
+
+ private:
+  detail::TensorImpl* t_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  int64_t numel() const;
+  int64_t dim() const;
+  IntArrayRef sizes() const;
+  int64_t size(int64_t d) const;
+  ScalarType scalar_type() const;
+  ScalarType dtype() const { return scalar_type(); }
+  size_t element_size() const { return torch::element_size(scalar_type()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  Tensor& fill_(const Scalar& v);
+  Tensor& zero_() { return fill_(0); }
+
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const {
+    detail::check_accessor_type(*impl_, detail::dtype_of<T>(), N, "accessor");
+    return TensorAccessor<T, N>(impl_.get(), detail::sizes_of(*impl_), detail::strides_of(*impl_), 0);
+  }
+  template <class T>
+  ReadStreamAccessor<T> read_stream_accessor() const {
+    detail::check_accessor_type(*impl_, detail::dtype_of<T>(), 0, "read_stream_accessor");
+    return ReadStreamAccessor<T>(*impl_);
+  }
+  template <class T>
+  WriteStreamAccessor<T> write_stream_accessor() const {
+    detail::check_accessor_type(*impl_, detail::dtype_of<T>(), 0, "write_stream_accessor");
+    return WriteStreamAccessor<T>(*impl_);
+  }
+  TcmAccessor tcm_accessor() const { return TcmAccessor(impl_.get()); }
+
+  // Element-wise ops as methods (no broadcasting: shapes must match).
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor sqrt() const;
+  Tensor clamp(const Scalar& lo, const Scalar& hi) const;
+
+  detail::TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const std::shared_ptr<detail::TensorImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+// --- factories ---
+Tensor empty(IntArrayRef size, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef size, const TensorOptions& options = {});
+Tensor ones(IntArrayRef size, const TensorOptions& options = {});
+Tensor full(IntArrayRef size, const Scalar& value, const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+
+// --- element-wise ops (no broadcasting) and their _out forms ---
+#define NPUSIM_TORCH_UNARY(name)                  \
+  Tensor name(const Tensor& a);                   \
+  Tensor& name##_out(Tensor& out, const Tensor& a);
+NPUSIM_TORCH_UNARY(abs)
+NPUSIM_TORCH_UNARY(neg)
+NPUSIM_TORCH_UNARY(exp)
+NPUSIM_TORCH_UNARY(log)
+NPUSIM_TORCH_UNARY(sqrt)
+NPUSIM_TORCH_UNARY(rsqrt)
+NPUSIM_TORCH_UNARY(reciprocal)
+NPUSIM_TORCH_UNARY(sin)
+NPUSIM_TORCH_UNARY(cos)
+NPUSIM_TORCH_UNARY(tanh)
+NPUSIM_TORCH_UNARY(sigmoid)
+NPUSIM_TORCH_UNARY(ceil)
+NPUSIM_TORCH_UNARY(floor)
+NPUSIM_TORCH_UNARY(round)
+NPUSIM_TORCH_UNARY(relu)
+NPUSIM_TORCH_UNARY(bitwise_not)
+#undef NPUSIM_TORCH_UNARY
+
+#define NPUSIM_TORCH_BINARY(name)                                       \
+  Tensor name(const Tensor& a, const Tensor& b);                        \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b);    \
+  Tensor name(const Tensor& a, const Scalar& b);                        \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Scalar& b);
+NPUSIM_TORCH_BINARY(mul)
+NPUSIM_TORCH_BINARY(div)
+NPUSIM_TORCH_BINARY(pow)
+NPUSIM_TORCH_BINARY(bitwise_and)
+NPUSIM_TORCH_BINARY(bitwise_or)
+NPUSIM_TORCH_BINARY(bitwise_xor)
+#undef NPUSIM_TORCH_BINARY
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor clamp(const Tensor& a, const Scalar& lo, const Scalar& hi);
+Tensor& clamp_out(Tensor& out, const Tensor& a, const Scalar& lo, const Scalar& hi);
+
+namespace neuron {
+// The 16 KiB TCM pool of the core running the kernel (the dataram heap): nullptr on failure.
+void* tcm_malloc(size_t bytes);
+void tcm_free(void* p);  // accepts nullptr
+}  // namespace neuron
+
+// --- op registration: NEURON_LIBRARY(lib, m) { m.def("op", &shape_fn, "kernel_fn"); } ---
+namespace npusim_op {
+// A kernel entry: calls the kernel with the op's input tensors and scalar arguments.
+using Invoker = Tensor (*)(void* kernel, const std::vector<Tensor>& tensors,
+                           const std::vector<Scalar>& scalars);
+struct ArgKinds {
+  std::vector<char> kinds;  // 't' tensor, 's' scalar (Scalar, double, int64_t, ...)
+};
+// Itanium-mangled name of `name` with the parameter types of the shape function: each type
+// is a builtin code (d, f, l, i, b) or "<R><K> namespace class".
+std::string mangle(const char* name, const std::vector<std::string>& params);
+
+template <class A> struct Param;
+template <> struct Param<const Tensor&> { static std::string m() { return "RK torch Tensor"; } static constexpr char k = 't'; };
+template <> struct Param<Tensor> { static std::string m() { return " torch Tensor"; } static constexpr char k = 't'; };
+template <> struct Param<Tensor&> { static std::string m() { return "R torch Tensor"; } static constexpr char k = 't'; };
+template <> struct Param<const c10::Scalar&> { static std::string m() { return "RK c10 Scalar"; } static constexpr char k = 's'; };
+template <> struct Param<c10::Scalar> { static std::string m() { return " c10 Scalar"; } static constexpr char k = 's'; };
+template <> struct Param<double> { static std::string m() { return "d"; } static constexpr char k = 's'; };
+template <> struct Param<float> { static std::string m() { return "f"; } static constexpr char k = 's'; };
+template <> struct Param<int64_t> { static std::string m() { return "l"; } static constexpr char k = 's'; };
+template <> struct Param<int> { static std::string m() { return "i"; } static constexpr char k = 's'; };
+template <> struct Param<bool> { static std::string m() { return "b"; } static constexpr char k = 's'; };
+
+template <class A>
+A pick(const std::vector<Tensor>& ts, const std::vector<Scalar>& ss, size_t& ti, size_t& si) {
+  if constexpr (Param<A>::k == 't') return ts.at(ti++);
+  else if constexpr (std::is_same_v<std::decay_t<A>, c10::Scalar>) return ss.at(si++);
+  else return ss.at(si++).template to<std::decay_t<A>>();
+}
+
+template <class... A>
+Tensor invoke(void* kernel, const std::vector<Tensor>& ts, const std::vector<Scalar>& ss) {
+  auto fn = reinterpret_cast<Tensor (*)(A...)>(kernel);
+  size_t ti = 0, si = 0;
+  // Braced initialisation evaluates the arguments left to right.
+  struct Call {
+    Tensor r;
+    Call(Tensor (*f)(A...), std::decay_t<A>... args) : r(f(args...)) {}
+  };
+  return Call{fn, pick<std::decay_t<A>>(ts, ss, ti, si)...}.r;
+}
+
+struct OpDef {
+  std::string library, name, kernel, mangled;
+  void* shape = nullptr;
+  void* kernel_fn = nullptr;  // resolved on first use
+  Invoker shape_invoker = nullptr, kernel_invoker = nullptr;
+  std::vector<char> kinds;
+  long long stack_size = -1;  // STACK_SIZE seen by the library's translation unit (-1: none)
+};
+
+void register_op(OpDef def);
+const OpDef* find_op(const std::string& name);
+std::vector<const OpDef*> ops();
+
+class Library {
+ public:
+  Library(const char* name, long long stack_size) : name_(name), stack_size_(stack_size) {}
+  template <class... A>
+  Library& def(const char* op, Tensor (*shape)(A...), const char* kernel) {
+    OpDef d;
+    d.library = name_;
+    d.name = op;
+    d.kernel = kernel;
+    d.mangled = mangle(kernel, {Param<A>::m()...});
+    d.shape = reinterpret_cast<void*>(shape);
+    d.shape_invoker = &invoke<A...>;
+    d.kernel_invoker = &invoke<A...>;
+    d.kinds = {Param<A>::k...};
+    d.stack_size = stack_size_;
+    register_op(std::move(d));
+    return *this;
+  }
+
+ private:
+  std::string name_;
+  long long stack_size_;
+};
+bool register_library(const char* name, void (*init)(Library&), long long stack_size);
+}  // namespace npusim_op
+
+}  // namespace torch
+
+#ifdef STACK_SIZE
+#define NPUSIM_TORCH_STACK_SIZE (STACK_SIZE)
+#else
+#define NPUSIM_TORCH_STACK_SIZE (-1)
+#endif
+
+#define NEURON_LIBRARY(lib, m)                                                           \
+  static void npusim_neuron_library_##lib(::torch::npusim_op::Library&);                 \
+  static const bool npusim_neuron_library_registered_##lib =                             \
+      ::torch::npusim_op::register_library(#lib, &npusim_neuron_library_##lib,           \
+                                           NPUSIM_TORCH_STACK_SIZE);                     \
+  static void npusim_neuron_library_##lib(::torch::npusim_op::Library& m)

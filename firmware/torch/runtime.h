@@ -1,0 +1,165 @@
+// The simulator side of the torch API (include/torch/torch.h): tensors in simulated HBM, the
+// per-core context of a running kernel (its firmware, TCM, DMA channels, streams, stack), the
+// multi-core GPSIMD platform and one op run. docs/custom-ops.md explains the model.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include <torch/torch.h>
+
+#include "firmware/firmware.h"
+#include "firmware/neuron_platform.h"
+#include "models/core.h"
+#include "models/dma_engine.h"
+#include "models/hbm.h"
+#include "models/interconnect.h"
+#include "models/sram.h"
+
+namespace torch::detail {
+struct TensorImpl {
+  ScalarType dtype = kFloat;
+  std::vector<int64_t> sizes, strides;
+  int64_t numel = 0;
+  uint64_t hbm = 0;            // device address in simulated HBM (0: a host tensor)
+  std::vector<uint8_t> host;   // host tensors: the data
+  std::string name;            // "input 0", "output", "tensor@0x..."
+  size_t nbytes() const { return static_cast<size_t>(numel) * element_size(dtype); }
+};
+std::shared_ptr<TensorImpl> make_host_tensor(IntArrayRef sizes, ScalarType dtype);
+}  // namespace torch::detail
+
+namespace npusim::torchrt {
+
+// Where a kernel's time went (per core).
+enum Cat { kCompute, kHbm, kTcm, kDma, kStack, kCall, kNumCats };
+const char* cat_name(Cat c);
+
+struct CoreTimes {
+  double ns[kNumCats] = {};
+  uint64_t hbm_accesses = 0, tcm_accesses = 0, dma_transfers = 0, dma_bytes = 0, api_calls = 0;
+  uint64_t stack_peak = 0;  // bytes of host stack the kernel used (approximate)
+  double stack_setup_ns = 0;  // of ns[kStack]: allocating, switching to and freeing the HBM stack
+  double start_ns = 0, end_ns = 0;
+  bool ran = false;
+};
+
+// A report of bad kernel behaviour: errors fail the run, warnings do not.
+struct Diagnostic {
+  std::string severity, kind, kernel, call, message;
+  int core = -1;
+  uint64_t address = 0;
+};
+
+// A library call or a DMA transfer of a core, for traces (OpSpec::record).
+struct CallRecord {
+  std::string name;
+  double start_ns = 0, end_ns = 0;
+};
+struct TransferRecord {
+  int core = 0;
+  uint32_t channel = 0;
+  uint64_t src = 0, dst = 0, len = 0;
+  std::string call;
+  double start_ns = 0, end_ns = 0;
+};
+
+struct OpSpec {
+  std::string op;
+  bool record = false;                 // keep every library call and DMA transfer (traces)
+  bool multicore = false;
+  std::vector<torch::Tensor> tensors;  // host tensors with their data
+  std::vector<c10::Scalar> scalars;
+  long long stack_size = -1;           // -1: the library's STACK_SIZE (or none)
+  uint64_t tcm_cycles_per_element = 0; // 0: the platform's
+};
+
+struct OpResult {
+  torch::Tensor output;  // a host copy of the result (undefined if the run failed early)
+  std::vector<CoreTimes> cores;
+  std::vector<Diagnostic> diagnostics;
+  bool failed = false;
+  std::string fault_kind, fault_message;
+  double duration_ns = 0;
+  double clock_ghz = 1.4;
+  long long stack_size = -1;
+  bool hbm_stack = false;
+  uint64_t hbm_bytes = 0, hbm_requests = 0, dma_bytes = 0, dma_descriptors = 0;
+  uint64_t tcm_peak_bytes = 0;
+  std::string kernel, mangled;
+  std::vector<std::vector<CallRecord>> calls;  // per core (OpSpec::record)
+  std::vector<TransferRecord> transfers;
+};
+
+class Run;
+
+// The per-core context of a running kernel.
+struct CoreCtx {
+  int id = 0;
+  models::Core* core = nullptr;
+  models::DmaEngine* dma = nullptr;
+  fw::Firmware* fw = nullptr;
+  uint8_t* tcm_host = nullptr;  // host view of the core's dataram (kernels dereference TCM)
+  uint64_t tcm_base = 0, tcm_size = 0;
+  Run* run = nullptr;
+  CoreTimes t;
+  std::map<uint32_t, uint32_t> tcm_blocks;  // live tcm_malloc blocks: device address -> bytes
+  uint64_t tcm_live = 0;
+  struct Stream {
+    bool open = false, write = false, fast = false;
+    torch::detail::TensorImpl* t = nullptr;
+    size_t elem = 0;
+    int64_t pos = 0, first = 0, count = 0;  // buffer holds elements [first, first + count)
+    uint32_t buf = 0;
+  };
+  std::vector<Stream> streams;
+  uint32_t fast_streams = 0;
+  uintptr_t entry_sp = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> dst_writes;  // byte ranges of the dst tensor
+  std::string last_call = "kernel entry";
+  std::vector<CallRecord> calls;  // when recording
+};
+
+// The GPSIMD cores sharing one HBM: each core has its own interconnect in front of its
+// dataram (TCM), its own DMA channels and its own firmware; all reach HBM through one shared
+// interconnect. Core i's 32-bit HBM window maps its own scratch slice (its heaps and stack).
+class GpsimdPlatform : public sc_core::sc_module {
+ public:
+  GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg);
+  ~GpsimdPlatform() override;
+  const fw::NeuronPlatformConfig& config() const { return cfg_; }
+  size_t cores() const { return cores_.size(); }
+  models::Core& core(size_t i);
+  models::DmaEngine& dma(size_t i);
+  fw::Firmware& firmware(size_t i);
+  models::Sram& tcm(size_t i);
+  models::Hbm& hbm() { return hbm_; }
+  uint64_t arena_base() const;
+
+ private:
+  struct PerCore;
+  fw::NeuronPlatformConfig cfg_;
+  models::Interconnect shared_;
+  models::Hbm hbm_;
+  std::vector<std::unique_ptr<PerCore>> cores_;
+};
+
+// Runs one op on a GpsimdPlatform built from `cfg` (one simulation per process). Bad input
+// found before the simulation (unknown op, unresolvable kernel, argument mismatch) throws
+// std::invalid_argument; anything the kernel does wrong is in the result.
+OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec);
+
+// Host tensors from a pattern: "zeros", "ones", "range", "linspace(lo,hi)", "random(seed)",
+// "constant(v)", "alternating" (the element values, converted to the dtype).
+torch::Tensor make_input(const std::vector<int64_t>& shape, torch::ScalarType dtype,
+                         const std::string& pattern);
+// Element i of a tensor as a double (host tensors).
+double element(const torch::Tensor& t, int64_t i);
+torch::ScalarType parse_dtype(const std::string& s, bool* ok);
+
+}  // namespace npusim::torchrt

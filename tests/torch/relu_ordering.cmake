@@ -1,0 +1,26 @@
+# Runs the three tutorial ReLU scenarios and pins their ordering: the TCM kernel at least 10x
+# (and at most 100x: the same order of magnitude as the 27x measured on hardware) faster than
+# the standard accessor, and the 8-core kernel at least 4x faster than the single-core TCM one.
+foreach(k relu_standard relu_tcm relu_multicore)
+  execute_process(COMMAND ${NPUSIM} run scenarios/torch_${k}.yaml --report ${OUT_DIR}/${k}.json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${k}: exit code ${rc}\n${out}\n${err}")
+  endif()
+  file(READ ${OUT_DIR}/${k}.json j)
+  string(JSON c_${k} GET "${j}" cycles)
+  string(JSON mm GET "${j}" metrics mismatches)
+  if(NOT mm EQUAL 0)
+    message(FATAL_ERROR "${k}: ${mm} mismatches with the host computation")
+  endif()
+endforeach()
+message(STATUS "cycles: standard ${c_relu_standard}, tcm ${c_relu_tcm}, 8-core ${c_relu_multicore}")
+math(EXPR lo "${c_relu_tcm} * 10")
+math(EXPR hi "${c_relu_tcm} * 100")
+if(NOT c_relu_standard GREATER lo OR NOT c_relu_standard LESS hi)
+  message(FATAL_ERROR "standard/TCM ratio outside [10, 100]: ${c_relu_standard} vs ${c_relu_tcm}")
+endif()
+math(EXPR m4 "${c_relu_multicore} * 4")
+if(NOT c_relu_tcm GREATER m4)
+  message(FATAL_ERROR "8-core kernel not 4x faster than single-core TCM: ${c_relu_multicore} vs ${c_relu_tcm}")
+endif()
