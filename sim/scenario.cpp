@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/heap_replay.h"
+#include "sim/yaml_input.h"
 
 namespace npusim::sim {
 
@@ -61,27 +62,10 @@ std::optional<double> parse_duration_ns(const std::string& text) {
 
 namespace {
 
-class Parser {
+class Parser : public YamlInput {
  public:
-  explicit Parser(std::string file) : file_(std::move(file)) {}
+  explicit Parser(std::string file) : YamlInput(std::move(file)) {}
 
-  Where at(const YAML::Node& n) const {
-    const auto m = n.Mark();
-    return Where{file_, m.line + 1, m.column + 1};
-  }
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& why) const {
-    const auto w = at(n);
-    std::string token;
-    if (n.IsScalar()) token = n.Scalar();
-    else if (n.IsMap()) token = "{...}";
-    else if (n.IsSequence()) token = "[...]";
-    throw InputError(w.file, w.line, token, why, w.column);
-  }
-
-  std::string str(const YAML::Node& n, const char* what) const {
-    if (!n.IsScalar()) fail(n, fmt::format("{} must be a single value", what));
-    return n.Scalar();
-  }
   uint64_t size(const YAML::Node& n, const char* what) const {
     const std::string s = str(n, what);
     if (!s.empty() && s[0] == '-') fail(n, fmt::format("{} must not be negative", what));
@@ -126,23 +110,6 @@ class Parser {
     return std::all_of(s.begin(), s.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
     });
-  }
-
-  // Checks that a map has only `allowed` keys; returns it.
-  void keys(const YAML::Node& m, std::initializer_list<const char*> allowed,
-            std::initializer_list<const char*> required, const char* what) const {
-    if (!m.IsMap()) fail(m, fmt::format("{} takes a map", what));
-    std::set<std::string> ok(allowed.begin(), allowed.end());
-    for (const auto& kv : m) {
-      const std::string k = kv.first.as<std::string>();
-      if (!ok.count(k)) {
-        std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(kv.first, fmt::format("unknown key '{}' in {} (expected {})", k, what, list));
-      }
-    }
-    for (const char* r : required)
-      if (!m[r]) fail(m, fmt::format("{} needs '{}'", what, r));
   }
 
   std::string heap(const YAML::Node& n) const {
@@ -326,33 +293,20 @@ class Parser {
   }
 
   Scenario scenario(const std::string& text) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      throw InputError(file_, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
-    }
-    if (!root.IsMap()) {
-      if (!root.IsDefined() || root.IsNull())
-        throw InputError(file_, 1, "", "the scenario is empty", 1);
-      fail(root, "a scenario is a map (name, platform, program, expect, ...)");
-    }
+    const YAML::Node root = this->root(text);
     Scenario sc;
     sc.file = file_;
     keys(root, {"name", "description", "platform", "set", "policies", "program", "custom_op",
                 "torch_op", "expect"},
          {}, "the scenario");
-    if (root["name"]) sc.name = str(root["name"], "name");
-    if (root["description"]) sc.description = str(root["description"], "description");
-    if (root["platform"]) {
-      sc.platform = str(root["platform"], "platform");
-      sc.platform_at = at(root["platform"]);
-    }
-    if (const auto set = root["set"]) {
-      if (!set.IsMap()) fail(set, "set takes a map of section.key: value");
-      for (const auto& kv : set)
-        sc.set.emplace_back(kv.first.as<std::string>(), str(kv.second, "value"), at(kv.first));
-    }
+    Header h;
+    h.platform = sc.platform;  // the default unless the file names one
+    header(root, h);
+    sc.name = h.name;
+    sc.description = h.description;
+    sc.platform = h.platform;
+    sc.platform_at = h.platform_at;
+    sc.set = h.set;
     if (const auto p = root["policies"]) {
       keys(p, {"dma_window", "on_alloc_failure"}, {}, "policies");
       auto pol = [&](const YAML::Node& n) {
@@ -390,41 +344,11 @@ class Parser {
     }
     if (!root["program"] && !root["custom_op"] && !root["torch_op"])
       fail(root, "a scenario needs a program (a list of steps), a custom_op or a torch_op");
-    if (const auto ex = root["expect"]) {
-      if (!ex.IsMap()) fail(ex, "expect takes a map of key: condition");
-      for (const auto& kv : ex) {
-        Expectation e;
-        e.key = kv.first.as<std::string>();
-        e.at = at(kv.first);
-        e.text = str(kv.second, "expectation");
-        std::string t = e.text;
-        static const char* ops[] = {"<=", ">=", "==", "!=", "<", ">"};
-        e.op = "==";
-        for (const char* o : ops) {
-          if (t.rfind(o, 0) == 0) {
-            e.op = o;
-            t = t.substr(std::char_traits<char>::length(o));
-            break;
-          }
-        }
-        while (!t.empty() && t.front() == ' ') t.erase(t.begin());
-        if (auto sz = parse_size(t)) e.value = static_cast<double>(*sz);
-        else if (auto d = parse_duration_ns(t); d && !t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) e.value = *d;
-        else if (t == "true" || t == "false") e.value = t == "true";
-        else {
-          char* end = nullptr;
-          e.value = std::strtod(t.c_str(), &end);
-          if (t.empty() || end != t.c_str() + t.size())
-            fail(kv.second, "expected a condition such as \"<= 8KiB\", \"== 0\", \"< 2ms\"");
-        }
-        sc.expect.push_back(e);
-      }
-    }
+    if (const auto ex = root["expect"]) sc.expect = expectations(ex);
     return sc;
   }
 
  private:
-  std::string file_;
   std::set<std::string> bound_;
   std::map<std::string, std::string> heap_of_;
 };
@@ -441,11 +365,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
 }
 
 Scenario load_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, path, "cannot open the scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario(ss.str(), path);
+  return parse_scenario(read_input_file(path, "scenario"), path);
 }
 
 }  // namespace npusim::sim

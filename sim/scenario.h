@@ -61,6 +61,8 @@ struct Expectation {
   std::string key, op, text;
   double value = 0;
   Where at;
+  // Whether `actual` satisfies the condition (op applied to actual and value).
+  bool holds(double actual) const;
 };
 
 // torch_op: a registered torch-API op (docs/custom-ops.md) run on given input tensors.

@@ -433,14 +433,6 @@ std::map<std::string, double> Runner::metrics() const {
   return m;
 }
 
-bool holds(double actual, const std::string& op, double want) {
-  if (op == "<=") return actual <= want;
-  if (op == ">=") return actual >= want;
-  if (op == "<") return actual < want;
-  if (op == ">") return actual > want;
-  if (op == "!=") return actual != want;
-  return actual == want;
-}
 
 Json channel_json(size_t ch, const models::DmaChannelStats& c) {
   const double busy_ns = c.busy.to_seconds() * 1e9;
@@ -730,7 +722,7 @@ RunResult Runner::run(std::ostream& out) {
   bool ok = true;
   for (const auto& e : sc_.expect) {
     const double actual = m.at(e.key);
-    const bool h = holds(actual, e.op, e.value);
+    const bool h = e.holds(actual);
     ok = ok && h;
     exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
     if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));

@@ -524,14 +524,6 @@ std::map<std::string, double> Runner::metrics() const {
   return m;
 }
 
-bool holds(double actual, const std::string& op, double want) {
-  if (op == "<") return actual < want;
-  if (op == "<=") return actual <= want;
-  if (op == ">") return actual > want;
-  if (op == ">=") return actual >= want;
-  if (op == "!=") return actual != want;
-  return actual == want;
-}
 
 const char* status_name(Ctx::Status s) {
   switch (s) {
@@ -895,7 +887,7 @@ RunResult Runner::run(std::ostream& out) {
   bool ok = true;
   for (const auto& e : sc_.expect) {
     const double actual = m.at(e.key);
-    const bool h = holds(actual, e.op, e.value);
+    const bool h = e.holds(actual);
     ok = ok && h;
     exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual},
                         {"ok", h}, {"at", e.at.str()}});

@@ -215,13 +215,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   bool ok = true;
   for (const auto& e : sc.expect) {
     const double actual = m.at(e.key);
-    bool h;
-    if (e.op == "<=") h = actual <= e.value;
-    else if (e.op == ">=") h = actual >= e.value;
-    else if (e.op == "<") h = actual < e.value;
-    else if (e.op == ">") h = actual > e.value;
-    else if (e.op == "!=") h = actual != e.value;
-    else h = actual == e.value;
+    const bool h = e.holds(actual);
     ok = ok && h;
     exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
     if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
