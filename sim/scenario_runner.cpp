@@ -485,13 +485,8 @@ Json violation_json(const models::DmaFault& f) {
 
 Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) const {
   const auto m = metrics();
-  Json r;
-  r["npusim_report_version"] = 1;
-  r["scenario"] = Json{{"name", sc_.name}, {"file", sc_.file}, {"description", sc_.description}};
-  Json sets = Json::array();
-  for (const auto& [k, v, w] : sc_.set) sets.push_back(Json{{"key", k}, {"value", v}});
-  for (const auto& s : opt_.sets) sets.push_back(Json{{"key", s.key}, {"value", s.value}});
-  r["platform"] = Json{{"name", platform_name_}, {"overrides", sets}};
+  Json r = report_head(sc_.name, sc_.file, sc_.description, platform_name_,
+                       run_settings(sc_.set, opt_));
   r["policies"] = Json{{"dma_window", sc_.dma_window_policy}, {"on_alloc_failure", sc_.alloc_failure_policy}};
   Json outcome{{"exit_code", exit_code},
                {"status", fault_ ? "fault" : exit_code == 0 ? "ok" : "expectations_failed"}};
@@ -627,11 +622,8 @@ void Runner::print_summary(std::ostream& out, const std::vector<Json>& expectati
 RunResult Runner::run(std::ostream& out) {
   // Everything that can be checked before the simulation is checked first (exit 2).
   check_expectation_keys();
-  std::vector<Setting> sets;
-  for (const auto& [k, v, w] : sc_.set) sets.push_back(Setting{k, v, w});
-  sets.insert(sets.end(), opt_.sets.begin(), opt_.sets.end());
   platform_name_ = opt_.platform_override.empty() ? sc_.platform : opt_.platform_override;
-  cfg_ = load_platform(platform_name_, sets);
+  cfg_ = load_platform(platform_name_, run_settings(sc_.set, opt_));
   cfg_.dma.policy = sc_.dma_window_policy == "record" ? models::ViolationPolicy::kRecord
                                                       : models::ViolationPolicy::kAbort;
   fw::CustomOpFn op = nullptr;
@@ -744,6 +736,25 @@ RunResult Runner::run(std::ostream& out) {
 }
 
 }  // namespace
+
+std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
+                                  const RunOptions& opt) {
+  std::vector<Setting> out;
+  for (const auto& [k, v, w] : set) out.push_back(Setting{k, v, w});
+  out.insert(out.end(), opt.sets.begin(), opt.sets.end());
+  return out;
+}
+
+Json report_head(const std::string& name, const std::string& file, const std::string& description,
+                 const std::string& platform, const std::vector<Setting>& settings) {
+  Json r;
+  r["npusim_report_version"] = 1;
+  r["scenario"] = Json{{"name", name}, {"file", file}, {"description", description}};
+  Json overrides = Json::array();
+  for (const auto& s : settings) overrides.push_back(Json{{"key", s.key}, {"value", s.value}});
+  r["platform"] = Json{{"name", platform}, {"overrides", overrides}};
+  return r;
+}
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
                        std::vector<std::unique_ptr<RunObserver>> observers) {

@@ -48,6 +48,14 @@ struct RunResult {
   std::vector<std::string> failed_expectations;
 };
 
+// The settings of a run in the order they apply: the scenario's `set:`, then --set.
+std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
+                                  const RunOptions& opt);
+// The opening of every runner's JSON report: version, scenario, platform and its overrides.
+nlohmann::ordered_json report_head(const std::string& name, const std::string& file,
+                                   const std::string& description, const std::string& platform,
+                                   const std::vector<Setting>& settings);
+
 // Runs `sc` once (SystemC elaborates once per process: one run per process). Writes the
 // summary to `out`. Throws InputError for bad input found before the simulation starts; a
 // fault during the run is part of the result, not an exception.

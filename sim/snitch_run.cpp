@@ -536,15 +536,9 @@ const char* status_name(Ctx::Status s) {
 
 Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) const {
   const auto m = metrics();
-  Json r;
-  r["npusim_report_version"] = 1;
-  r["scenario"] = Json{{"name", sc_.name}, {"file", sc_.file}, {"description", sc_.description}};
-  Json sets = Json::array();
-  for (const auto& [k, v, w] : sc_.set) sets.push_back(Json{{"key", k}, {"value", v}});
-  for (const auto& s : opt_.sets) sets.push_back(Json{{"key", s.key}, {"value", s.value}});
-  r["platform"] = Json{{"name", platform_name_},
-                       {"overrides", sets},
-                       {"clusters", cfg_.clusters},
+  Json r = report_head(sc_.name, sc_.file, sc_.description, platform_name_,
+                       run_settings(sc_.set, opt_));
+  r["platform"].update(Json{{"clusters", cfg_.clusters},
                        {"compute_cores", cfg_.runtime.compute_cores},
                        {"dm_cores", cfg_.runtime.dm_cores},
                        {"tcdm", Json{{"base", hex(cfg_.runtime.tcdm_start)}, {"size", cfg_.runtime.tcdm_size},
@@ -552,7 +546,7 @@ Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) 
                                      {"bank_width_bytes", cfg_.tcdm.geometry.bank_width}}},
                        {"cluster_offset", hex(cfg_.runtime.cluster_offset)},
                        {"l1_heap_end", hex(as::l1_heap_end(cfg_.runtime))},
-                       {"l3", Json{{"base", hex(cfg_.runtime.l3_start)}, {"end", hex(cfg_.runtime.l3_end)}}}};
+                       {"l3", Json{{"base", hex(cfg_.runtime.l3_start)}, {"end", hex(cfg_.runtime.l3_end)}}}});
   r["policies"] = Json{{"on_trap", sc_.on_trap}};
   const bool any_fault = !faults_.empty();
   Json outcome{{"exit_code", exit_code},
@@ -770,11 +764,8 @@ void Runner::write_vcd(uint64_t end_ps) {
 }
 
 RunResult Runner::run(std::ostream& out) {
-  std::vector<Setting> sets;
-  for (const auto& [k, v, w] : sc_.set) sets.push_back(Setting{k, v, w});
-  sets.insert(sets.end(), opt_.sets.begin(), opt_.sets.end());
   platform_name_ = opt_.platform_override.empty() ? sc_.platform : opt_.platform_override;
-  cfg_ = load_snitch_platform(platform_name_, sets);
+  cfg_ = load_snitch_platform(platform_name_, run_settings(sc_.set, opt_));
   // Expectation keys are known before the run.
   {
     static const std::set<std::string> fixed = {

@@ -119,9 +119,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
                        e.at.column);
   if (!t.reference.empty() && !references().count(t.reference))
     throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, clamp_unit, row_sum, softmax_rows)", t.at.column);
-  std::vector<Setting> sets;
-  for (const auto& [k, v, w] : sc.set) sets.push_back(Setting{k, v, w});
-  sets.insert(sets.end(), opt.sets.begin(), opt.sets.end());
+  const std::vector<Setting> sets = run_settings(sc.set, opt);
   const std::string platform = opt.platform_override.empty() ? sc.platform : opt.platform_override;
   const fw::NeuronPlatformConfig cfg = load_platform(platform, sets);
 
@@ -226,12 +224,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   res.exit_code = ok ? 0 : 1;
 
   // Report.
-  Json rep;
-  rep["npusim_report_version"] = 1;
-  rep["scenario"] = Json{{"name", sc.name}, {"file", sc.file}, {"description", sc.description}};
-  Json setj = Json::array();
-  for (const auto& s : sets) setj.push_back(Json{{"key", s.key}, {"value", s.value}});
-  rep["platform"] = Json{{"name", platform}, {"overrides", setj}};
+  Json rep = report_head(sc.name, sc.file, sc.description, platform, sets);
   Json inputs = Json::array();
   for (size_t i = 0; i < spec.tensors.size(); ++i)
     inputs.push_back(Json{{"tensor", shape_text(spec.tensors[i])}, {"init", t.inputs[i].file.empty() ? t.inputs[i].init : "file"}});
