@@ -299,14 +299,7 @@ class Parser : public YamlInput {
     keys(root, {"name", "description", "platform", "set", "policies", "program", "custom_op",
                 "torch_op", "expect"},
          {}, "the scenario");
-    Header h;
-    h.platform = sc.platform;  // the default unless the file names one
-    header(root, h);
-    sc.name = h.name;
-    sc.description = h.description;
-    sc.platform = h.platform;
-    sc.platform_at = h.platform_at;
-    sc.set = h.set;
+    header(root, sc);
     if (const auto p = root["policies"]) {
       keys(p, {"dma_window", "on_alloc_failure"}, {}, "policies");
       auto pol = [&](const YAML::Node& n) {

@@ -81,18 +81,23 @@ struct TorchOpSpec {
   Where at;
 };
 
-struct Scenario {
+// What every scenario has, whatever its platform (sim/yaml_input.h reads it).
+struct ScenarioHead {
   std::string file;
   std::string name, description;
-  std::string platform = "neuron-gpsimd";
+  std::string platform;
   Where platform_at;
   std::vector<std::tuple<std::string, std::string, Where>> set;  // platform overrides
+  std::vector<Expectation> expect;
+};
+
+struct Scenario : ScenarioHead {
+  Scenario() { platform = "neuron-gpsimd"; }
   std::string dma_window_policy = "abort";   // abort | record
   std::string alloc_failure_policy = "abort";  // abort | record
   std::vector<Step> program;
   std::string custom_op;  // instead of program
   std::map<std::string, long long> op_args;
-  std::vector<Expectation> expect;
   std::optional<TorchOpSpec> torch_op;  // instead of program / custom_op
 };
 

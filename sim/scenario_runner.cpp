@@ -557,18 +557,6 @@ Json Runner::build_report(int exit_code, const std::vector<Json>& expectations) 
   return r;
 }
 
-std::string human_bytes(double b) {
-  if (b >= 1 << 30) return fmt::format("{:.2f} GiB", b / (1 << 30));
-  if (b >= 1 << 20) return fmt::format("{:.2f} MiB", b / (1 << 20));
-  if (b >= 1 << 10) return fmt::format("{:.2f} KiB", b / (1 << 10));
-  return fmt::format("{:.0f} B", b);
-}
-std::string human_ns(double ns) {
-  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{:.1f} ns", ns);
-}
-
 void Runner::print_summary(std::ostream& out, const std::vector<Json>& expectations, int exit_code) const {
   const Json r = build_report(exit_code, expectations);
   const auto m = metrics();
@@ -736,6 +724,18 @@ RunResult Runner::run(std::ostream& out) {
 }
 
 }  // namespace
+
+std::string human_bytes(double b) {
+  if (b >= 1 << 30) return fmt::format("{:.2f} GiB", b / (1 << 30));
+  if (b >= 1 << 20) return fmt::format("{:.2f} MiB", b / (1 << 20));
+  if (b >= 1 << 10) return fmt::format("{:.2f} KiB", b / (1 << 10));
+  return fmt::format("{:.0f} B", b);
+}
+std::string human_ns(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
 
 std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
                                   const RunOptions& opt) {

@@ -48,6 +48,10 @@ struct RunResult {
   std::vector<std::string> failed_expectations;
 };
 
+// Summary formatting: "1.50 KiB", "12.345 us".
+std::string human_bytes(double bytes);
+std::string human_ns(double ns);
+
 // The settings of a run in the order they apply: the scenario's `set:`, then --set.
 std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
                                   const RunOptions& opt);

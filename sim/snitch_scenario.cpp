@@ -394,14 +394,7 @@ class Parser : public YamlInput {
     sc.file = file_;
     keys(root, {"name", "description", "platform", "set", "policies", "program", "cores", "expect"},
          {}, "the scenario");
-    Header h;
-    h.platform = sc.platform;  // the default unless the file names one
-    header(root, h);
-    sc.name = h.name;
-    sc.description = h.description;
-    sc.platform = h.platform;
-    sc.platform_at = h.platform_at;
-    sc.set = h.set;
+    header(root, sc);
     if (const auto p = root["policies"]) {
       keys(p, {"on_trap"}, {}, "policies");
       if (p["on_trap"]) {

@@ -81,17 +81,13 @@ struct Step {
   std::vector<Step> body, other;          // loop/when-then, when-else
 };
 
-struct Scenario {
-  std::string file, name, description;
-  std::string platform = "snitch-cluster";
-  Where platform_at;
-  std::vector<std::tuple<std::string, std::string, Where>> set;
+struct Scenario : ScenarioHead {
+  Scenario() { platform = "snitch-cluster"; }
   std::string on_trap = "stop_core";  // stop_core | record
   std::vector<Step> program;          // every core runs it first
   // `cores:` steps by selector ("compute", "dm", or a core index "3"): a core then runs the
   // steps of its index, else of its role, if any.
   std::map<std::string, std::vector<Step>> cores;
-  std::vector<Expectation> expect;
   std::vector<std::string> slots;  // slot -> name (built-ins first)
 };
 

@@ -62,7 +62,7 @@ YAML::Node YamlInput::root(const std::string& text) const {
   return root;
 }
 
-void YamlInput::header(const YAML::Node& root, Header& h) const {
+void YamlInput::header(const YAML::Node& root, ScenarioHead& h) const {
   if (root["name"]) h.name = str(root["name"], "name");
   if (root["description"]) h.description = str(root["description"], "description");
   if (root["platform"]) {

@@ -29,13 +29,8 @@ class YamlInput {
 
   // The document's root map; fails on a syntax error, an empty document or a non-map.
   YAML::Node root(const std::string& text) const;
-  // The keys every scenario shares: name, description, platform, set.
-  struct Header {
-    std::string name, description, platform;
-    Where platform_at;
-    std::vector<std::tuple<std::string, std::string, Where>> set;
-  };
-  void header(const YAML::Node& root, Header& h) const;
+  // The keys every scenario shares: name, description, platform (kept when absent), set.
+  void header(const YAML::Node& root, ScenarioHead& h) const;
   // `expect:` — a map of key: condition ("<= 8KiB", "== 0", "< 2ms", "true").
   std::vector<Expectation> expectations(const YAML::Node& ex) const;
 
