@@ -31,14 +31,16 @@ void BM_xmem_host_port(benchmark::State& state) {
 }
 BENCHMARK(BM_xmem_host_port);
 
-void BM_glibc_malloc_free(benchmark::State& state) {
+// The sequence on glibc: `alloc(bytes)` and std::free.
+template <typename Alloc>
+void run_glibc(benchmark::State& state, Alloc alloc) {
   const auto& s = seq();
   std::vector<void*> slot(12);
   for (auto _ : state) {
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const int op = s.ops[i];
       if (op >= 0) {
-        slot[op] = std::malloc(s.sizes[i]);
+        slot[op] = alloc(s.sizes[i]);
         benchmark::DoNotOptimize(slot[op]);
       } else {
         std::free(slot[-op - 1]);
@@ -48,24 +50,14 @@ void BM_glibc_malloc_free(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * s.ops.size());
 }
+
+void BM_glibc_malloc_free(benchmark::State& state) {
+  run_glibc(state, [](uint32_t bytes) { return std::malloc(bytes); });
+}
 BENCHMARK(BM_glibc_malloc_free);
 
 void BM_glibc_aligned_alloc_free(benchmark::State& state) {
-  const auto& s = seq();
-  std::vector<void*> slot(12);
-  for (auto _ : state) {
-    for (size_t i = 0; i < s.ops.size(); ++i) {
-      const int op = s.ops[i];
-      if (op >= 0) {
-        slot[op] = std::aligned_alloc(16, (s.sizes[i] + 15) & ~15u);
-        benchmark::DoNotOptimize(slot[op]);
-      } else {
-        std::free(slot[-op - 1]);
-      }
-    }
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * s.ops.size());
+  run_glibc(state, [](uint32_t bytes) { return std::aligned_alloc(16, (bytes + 15) & ~15u); });
 }
 BENCHMARK(BM_glibc_aligned_alloc_free);
 

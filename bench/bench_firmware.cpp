@@ -134,10 +134,3 @@ void BM_memcpy(benchmark::State& state) {
 BENCHMARK(BM_memcpy)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-int sc_main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -47,10 +47,3 @@ void BM_steps_traced(benchmark::State& state) {
 BENCHMARK(BM_steps_traced)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-int sc_main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

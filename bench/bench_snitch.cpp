@@ -43,10 +43,3 @@ void BM_snitch_9core_traced(benchmark::State& state) {
 BENCHMARK(BM_snitch_9core_traced)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
-
-int sc_main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -36,10 +36,3 @@ BENCHMARK(BM_relu_tcm)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_relu_multicore)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-int sc_main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

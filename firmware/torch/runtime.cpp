@@ -320,22 +320,32 @@ void check_accessor_type(const TensorImpl& t, ScalarType want, size_t dims, cons
   throw std::out_of_range(msg);
 }
 
+namespace {
+// What a standard-accessor element access does on a simulated core, load or store alike: the
+// multicore and stack checks, the HBM access count, the transfer `move(addr)` in an HBM span and
+// the accessor's compute charge.
+template <typename Move>
+void element_access(CoreCtx& c, const TensorImpl& t, int64_t index, size_t bytes, Move&& move) {
+  if (c.run->spec.multicore)
+    c.run->fail(&c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
+  npusim::torchrt::check_stack(c, "accessor");
+  ++c.t.hbm_accesses;
+  {
+    Span s(c, npusim::torchrt::kHbm);
+    move(t.hbm + static_cast<uint64_t>(index) * bytes);
+  }
+  Span s(c, npusim::torchrt::kCompute);
+  c.core->compute(c.run->cfg->gpsimd_cores.accessor_cycles);
+}
+}  // namespace
+
 void element_load(const TensorImpl& t, int64_t index, void* dst, size_t bytes) {
   CoreCtx* c = current_ctx();
   if (!c || t.hbm == 0) {
     std::memcpy(dst, t.host.data() + index * static_cast<int64_t>(bytes), bytes);
     return;
   }
-  if (c->run->spec.multicore)
-    c->run->fail(c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
-  npusim::torchrt::check_stack(*c, "accessor");
-  ++c->t.hbm_accesses;
-  {
-    Span s(*c, npusim::torchrt::kHbm);
-    c->core->read(t.hbm + static_cast<uint64_t>(index) * bytes, dst, bytes);
-  }
-  Span s(*c, npusim::torchrt::kCompute);
-  c->core->compute(c->run->cfg->gpsimd_cores.accessor_cycles);
+  element_access(*c, t, index, bytes, [&](uint64_t addr) { c->core->read(addr, dst, bytes); });
 }
 
 void element_store(TensorImpl& t, int64_t index, const void* src, size_t bytes) {
@@ -344,16 +354,7 @@ void element_store(TensorImpl& t, int64_t index, const void* src, size_t bytes) 
     std::memcpy(t.host.data() + index * static_cast<int64_t>(bytes), src, bytes);
     return;
   }
-  if (c->run->spec.multicore)
-    c->run->fail(c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
-  npusim::torchrt::check_stack(*c, "accessor");
-  ++c->t.hbm_accesses;
-  {
-    Span s(*c, npusim::torchrt::kHbm);
-    c->core->write(t.hbm + static_cast<uint64_t>(index) * bytes, src, bytes);
-  }
-  Span s(*c, npusim::torchrt::kCompute);
-  c->core->compute(c->run->cfg->gpsimd_cores.accessor_cycles);
+  element_access(*c, t, index, bytes, [&](uint64_t addr) { c->core->write(addr, src, bytes); });
 }
 
 // --- streams ---
@@ -378,6 +379,26 @@ void flush(CoreCtx& c, CoreCtx::Stream& s, const char* call) {
                             static_cast<uint64_t>(s.count) * s.elem, call);
   s.first += s.count;
   s.count = 0;
+}
+
+// The host stream in `slot`, checked for one more element by `accessor`, which does `verb`.
+HostStream& next_host_stream(int slot, const char* accessor, const char* verb) {
+  auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
+  if (h.pos >= h.t->numel)
+    throw std::out_of_range(std::string(accessor) + ": " + verb + " past the end of " + h.t->name);
+  return h;
+}
+
+// The core stream in `slot`, checked for one more element by `call` ("read" or "write"): open,
+// and not past the end of its tensor; `access` names the access in that fault ("a write").
+CoreCtx::Stream& next_stream(CoreCtx& c, int slot, const char* call, const char* access) {
+  auto& s = c.streams.at(static_cast<size_t>(slot));
+  if (!s.open) c.run->fail(&c, FF::kUsage, call, s.t->hbm, fmt::format("{}() on a closed stream", call));
+  if (s.pos >= s.t->numel)
+    c.run->fail(&c, FF::kBadAddress, call, s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
+                fmt::format("{} past the end of {} ({} elements): {} outside its tensor", call, s.t->name,
+                            s.t->numel, access));
+  return s;
 }
 }  // namespace
 
@@ -423,17 +444,12 @@ int stream_open(TensorImpl& t, bool write, size_t elem, const char* call) {
 
 void stream_read(int slot, void* dst) {
   if (slot >= kHostSlot) {
-    auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
-    if (h.pos >= h.t->numel) throw std::out_of_range("read_stream_accessor: read past the end of " + h.t->name);
+    auto& h = next_host_stream(slot, "read_stream_accessor", "read");
     std::memcpy(dst, h.t->host.data() + h.pos++ * static_cast<int64_t>(h.elem), h.elem);
     return;
   }
   CoreCtx* c = current_ctx();
-  auto& s = c->streams.at(static_cast<size_t>(slot));
-  if (!s.open) c->run->fail(c, FF::kUsage, "read", s.t->hbm, "read() on a closed stream");
-  if (s.pos >= s.t->numel)
-    c->run->fail(c, FF::kBadAddress, "read", s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
-                 fmt::format("read past the end of {} ({} elements): an access outside its tensor", s.t->name, s.t->numel));
+  auto& s = next_stream(*c, slot, "read", "an access");
   if (!s.fast) {
     element_load(*s.t, s.pos++, dst, s.elem);
     return;
@@ -453,17 +469,12 @@ void stream_read(int slot, void* dst) {
 
 void stream_write(int slot, const void* src) {
   if (slot >= kHostSlot) {
-    auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
-    if (h.pos >= h.t->numel) throw std::out_of_range("write_stream_accessor: write past the end of " + h.t->name);
+    auto& h = next_host_stream(slot, "write_stream_accessor", "write");
     std::memcpy(h.t->host.data() + h.pos++ * static_cast<int64_t>(h.elem), src, h.elem);
     return;
   }
   CoreCtx* c = current_ctx();
-  auto& s = c->streams.at(static_cast<size_t>(slot));
-  if (!s.open) c->run->fail(c, FF::kUsage, "write", s.t->hbm, "write() on a closed stream");
-  if (s.pos >= s.t->numel)
-    c->run->fail(c, FF::kBadAddress, "write", s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
-                 fmt::format("write past the end of {} ({} elements): a write outside its tensor", s.t->name, s.t->numel));
+  auto& s = next_stream(*c, slot, "write", "a write");
   if (!s.fast) {
     element_store(*s.t, s.pos++, src, s.elem);
     return;

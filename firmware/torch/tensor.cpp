@@ -329,28 +329,21 @@ NPUSIM_BINARY_IMPL(bitwise_or)
 NPUSIM_BINARY_IMPL(bitwise_xor)
 #undef NPUSIM_BINARY_IMPL
 
-Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return binary_out("add", out, a, b, alpha.toDouble());
-}
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = like(a);
-  return add_out(out, a, b, alpha);
-}
-Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  Tensor out = like(a);
-  return scalar_out("add", out, a, b, alpha.toDouble());
-}
-Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return binary_out("sub", out, a, b, alpha.toDouble());
-}
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = like(a);
-  return sub_out(out, a, b, alpha);
-}
-Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  Tensor out = like(a);
-  return scalar_out("sub", out, a, b, alpha.toDouble());
-}
+#define NPUSIM_ALPHA_IMPL(name)                                                                \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {     \
+    return binary_out(#name, out, a, b, alpha.toDouble());                                     \
+  }                                                                                            \
+  Tensor name(const Tensor& a, const Tensor& b, const Scalar& alpha) {                         \
+    Tensor out = like(a);                                                                      \
+    return name##_out(out, a, b, alpha);                                                       \
+  }                                                                                            \
+  Tensor name(const Tensor& a, const Scalar& b, const Scalar& alpha) {                         \
+    Tensor out = like(a);                                                                      \
+    return scalar_out(#name, out, a, b, alpha.toDouble());                                     \
+  }
+NPUSIM_ALPHA_IMPL(add)
+NPUSIM_ALPHA_IMPL(sub)
+#undef NPUSIM_ALPHA_IMPL
 Tensor& clamp_out(Tensor& out, const Tensor& a, const Scalar& lo, const Scalar& hi) {
   const double l = lo.toDouble(), h = hi.toDouble();
   return map_out("clamp", out, a, [l, h](double x, int64_t) { return x < l ? l : x > h ? h : x; });
