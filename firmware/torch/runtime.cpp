@@ -366,6 +366,7 @@ struct HostStream {
   size_t elem;
   int64_t pos;
   bool write;
+  bool closed = false;
 };
 std::vector<HostStream>& host_streams() {
   static std::vector<HostStream> v;
@@ -384,6 +385,7 @@ void flush(CoreCtx& c, CoreCtx::Stream& s, const char* call) {
 // The host stream in `slot`, checked for one more element by `accessor`, which does `verb`.
 HostStream& next_host_stream(int slot, const char* accessor, const char* verb) {
   auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
+  if (h.closed) throw std::logic_error(std::string(accessor) + ": " + verb + "() on a closed stream");
   if (h.pos >= h.t->numel)
     throw std::out_of_range(std::string(accessor) + ": " + verb + " past the end of " + h.t->name);
   return h;
@@ -392,6 +394,8 @@ HostStream& next_host_stream(int slot, const char* accessor, const char* verb) {
 // The core stream in `slot`, checked for one more element by `call` ("read" or "write"): open,
 // and not past the end of its tensor; `access` names the access in that fault ("a write").
 CoreCtx::Stream& next_stream(CoreCtx& c, int slot, const char* call, const char* access) {
+  if (slot < 0 || static_cast<size_t>(slot) >= c.streams.size())
+    c.run->fail(&c, FF::kUsage, call, 0, fmt::format("{}() on a moved-from stream accessor", call));
   auto& s = c.streams.at(static_cast<size_t>(slot));
   if (!s.open) c.run->fail(&c, FF::kUsage, call, s.t->hbm, fmt::format("{}() on a closed stream", call));
   if (s.pos >= s.t->numel)
@@ -405,7 +409,7 @@ CoreCtx::Stream& next_stream(CoreCtx& c, int slot, const char* call, const char*
 int stream_open(TensorImpl& t, bool write, size_t elem, const char* call) {
   CoreCtx* c = current_ctx();
   if (!c || t.hbm == 0) {
-    host_streams().push_back(HostStream{&t, elem, 0, write});
+    host_streams().push_back(HostStream{&t, elem, 0, write, false});
     return kHostSlot + static_cast<int>(host_streams().size()) - 1;
   }
   ApiCall api(*c, call);
@@ -449,6 +453,7 @@ void stream_read(int slot, void* dst) {
     return;
   }
   CoreCtx* c = current_ctx();
+  if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
   auto& s = next_stream(*c, slot, "read", "an access");
   if (!s.fast) {
     element_load(*s.t, s.pos++, dst, s.elem);
@@ -474,6 +479,7 @@ void stream_write(int slot, const void* src) {
     return;
   }
   CoreCtx* c = current_ctx();
+  if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
   auto& s = next_stream(*c, slot, "write", "a write");
   if (!s.fast) {
     element_store(*s.t, s.pos++, src, s.elem);
@@ -494,7 +500,10 @@ void stream_write(int slot, const void* src) {
 }
 
 void stream_close(int slot) {
-  if (slot >= kHostSlot) return;
+  if (slot >= kHostSlot) {
+    host_streams().at(static_cast<size_t>(slot - kHostSlot)).closed = true;
+    return;
+  }
   CoreCtx* c = current_ctx();
   if (c == nullptr) return;  // a stream outliving its run
   auto& s = c->streams.at(static_cast<size_t>(slot));

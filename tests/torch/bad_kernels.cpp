@@ -78,6 +78,19 @@ torch::Tensor axpy_ops(const torch::Tensor& a, const torch::Tensor& b, double al
   return out;
 }
 
+// Reads a stream after closing it.
+torch::Tensor bad_read_after_close(const torch::Tensor& t_in) {
+  auto in = t_in.read_stream_accessor<float>();
+  float v = in.read();
+  in.close();
+  v += in.read();
+  torch::Tensor t_out = torch::empty(t_in.sizes(), torch::kFloat);
+  auto out = t_out.write_stream_accessor<float>();
+  for (int64_t i = 0; i < t_out.numel(); ++i) out.write(v);
+  out.close();
+  return t_out;
+}
+
 // Returns no tensor.
 torch::Tensor bad_no_result(const torch::Tensor&) { return torch::Tensor(); }
 
@@ -95,4 +108,5 @@ NEURON_LIBRARY(npusim_test_kernels, m) {
   m.def("bad_overlap", &bad_same, "bad_overlap");
   m.def("axpy_ops", &axpy_shape, "axpy_ops");
   m.def("bad_no_result", &bad_same, "bad_no_result");
+  m.def("bad_read_after_close", &bad_same, "bad_read_after_close");
 }

@@ -208,3 +208,11 @@ TEST_CASE("torch sim: a single-core kernel that returns no tensor fails the run"
   CHECK(r.failed);
   CHECK(has(r, "error", "kernel bad_no_result on core 0, call kernel return: the kernel returned no tensor"));
 }
+
+TEST_CASE("torch sim: reading a stream after close() is reported as such") {
+  auto r = run("bad_read_after_close", {tr::make_input({16}, torch::kFloat, "ones")});
+  CHECK(r.failed);
+  CHECK(r.fault_kind == "usage error");
+  CHECK(has(r, "error", "kernel bad_read_after_close on core 0, call read"));
+  CHECK(has(r, "error", "read() on a closed stream"));
+}

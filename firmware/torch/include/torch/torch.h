@@ -219,9 +219,9 @@ class ReadStreamAccessor {
     detail::stream_read(slot_, &v);
     return v;
   }
+  // The slot stays: a later access is reported as an access to a closed stream.
   void close() {
     if (slot_ >= 0) detail::stream_close(slot_);
-    slot_ = -1;
   }
 
  private:
@@ -240,9 +240,9 @@ class WriteStreamAccessor {
     if (slot_ >= 0) detail::stream_close(slot_);
   }
   void write(T v) { detail::stream_write(slot_, &v); }
+  // The slot stays: a later access is reported as an access to a closed stream.
   void close() {
     if (slot_ >= 0) detail::stream_close(slot_);
-    slot_ = -1;
   }
 
  private:
