@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -382,6 +383,57 @@ void flush(CoreCtx& c, CoreCtx::Stream& s, const char* call) {
   s.count = 0;
 }
 
+namespace {
+const char* policy_name(torch::CoherencyEnforcer::Policy p) {
+  switch (p) {
+    case torch::CoherencyEnforcer::COHERENT: return "COHERENT";
+    case torch::CoherencyEnforcer::INCOHERENT_VERBOSE: return "INCOHERENT_VERBOSE";
+    default: return "INCOHERENT_QUIET";
+  }
+}
+int& active(TensorImpl& t, AccessKind k) {
+  return k == AccessKind::kStandard ? t.standard
+         : k == AccessKind::kReadStream ? t.read_streams : t.write_streams;
+}
+}  // namespace
+
+}  // namespace
+
+CoherencyEnforcer::Policy coherence_policy(const TensorImpl& t) { return t.policy; }
+void set_coherence_policy(TensorImpl& t, CoherencyEnforcer::Policy p) { t.policy = p; }
+
+void acquire_access(TensorImpl& t, AccessKind kind, const char* call) {
+  // The public guidance: several read streams, or one write stream, per tensor; streams not
+  // together with standard accessors. Standard accessors among themselves are coherent.
+  std::string clash;
+  if (kind != AccessKind::kStandard && t.write_streams) clash = "a write stream accessor is active";
+  else if (kind == AccessKind::kWriteStream && t.read_streams) clash = "a read stream accessor is active";
+  else if (kind != AccessKind::kStandard && t.standard) clash = "a standard accessor is active";
+  else if (kind == AccessKind::kStandard && (t.read_streams || t.write_streams))
+    clash = "a stream accessor is active";
+  if (!clash.empty() && t.policy != CoherencyEnforcer::INCOHERENT_QUIET) {
+    const std::string msg = fmt::format(
+        "potentially incoherent access to {}: {} opened while {} (coherence policy {}; "
+        "set_accessor_coherence_policy(INCOHERENT_VERBOSE or INCOHERENT_QUIET) allows it)",
+        t.name.empty() ? "a tensor" : t.name, call, clash, policy_name(t.policy));
+    CoreCtx* c = current_ctx();
+    if (t.policy == CoherencyEnforcer::COHERENT) {
+      if (c) c->run->fail(c, FF::kUsage, call, t.hbm, msg);
+      throw std::logic_error(std::string(call) + ": " + msg);
+    }
+    if (c) c->run->warn(c, "incoherent access", call, t.hbm, msg);
+    else std::fprintf(stderr, "npusim: warning: %s: %s\n", call, msg.c_str());
+  }
+  ++active(t, kind);
+}
+
+void release_access(TensorImpl& t, AccessKind kind) {
+  int& n = active(t, kind);
+  if (n > 0) --n;
+}
+
+namespace {
+
 // The host stream in `slot`, checked for one more element by `accessor`, which does `verb`.
 HostStream& next_host_stream(int slot, const char* accessor, const char* verb) {
   auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
@@ -407,6 +459,7 @@ CoreCtx::Stream& next_stream(CoreCtx& c, int slot, const char* call, const char*
 }  // namespace
 
 int stream_open(TensorImpl& t, bool write, size_t elem, const char* call) {
+  acquire_access(t, write ? AccessKind::kWriteStream : AccessKind::kReadStream, call);
   CoreCtx* c = current_ctx();
   if (!c || t.hbm == 0) {
     host_streams().push_back(HostStream{&t, elem, 0, write, false});
@@ -501,13 +554,16 @@ void stream_write(int slot, const void* src) {
 
 void stream_close(int slot) {
   if (slot >= kHostSlot) {
-    host_streams().at(static_cast<size_t>(slot - kHostSlot)).closed = true;
+    auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
+    if (!h.closed) release_access(*h.t, h.write ? AccessKind::kWriteStream : AccessKind::kReadStream);
+    h.closed = true;
     return;
   }
   CoreCtx* c = current_ctx();
   if (c == nullptr) return;  // a stream outliving its run
   auto& s = c->streams.at(static_cast<size_t>(slot));
   if (!s.open) return;
+  release_access(*s.t, s.write ? AccessKind::kWriteStream : AccessKind::kReadStream);
   if (std::uncaught_exceptions() != 0) {  // the kernel is failing: abandon the stream
     s.open = false;
     return;

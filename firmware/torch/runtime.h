@@ -29,6 +29,9 @@ struct TensorImpl {
   uint64_t hbm = 0;            // device address in simulated HBM (0: a host tensor)
   std::vector<uint8_t> host;   // host tensors: the data
   std::string name;            // "input 0", "output", "tensor@0x..."
+  // Coherence (torch.h, CoherencyEnforcer): the policy and the active accessors.
+  torch::CoherencyEnforcer::Policy policy = torch::CoherencyEnforcer::COHERENT;
+  int standard = 0, read_streams = 0, write_streams = 0;
   size_t nbytes() const { return static_cast<size_t>(numel) * element_size(dtype); }
 };
 std::shared_ptr<TensorImpl> make_host_tensor(IntArrayRef sizes, ScalarType dtype);

@@ -91,6 +91,25 @@ torch::Tensor bad_read_after_close(const torch::Tensor& t_in) {
   return t_out;
 }
 
+// Reads its input through a stream and a standard accessor at once; `policy` decides.
+static torch::Tensor mixed_access(const torch::Tensor& t_in, torch::CoherencyEnforcer::Policy policy) {
+  t_in.set_accessor_coherence_policy(policy);
+  auto in = t_in.read_stream_accessor<float>();
+  auto acc = t_in.accessor<float, 1>();
+  torch::Tensor t_out = torch::empty(t_in.sizes(), torch::kFloat);
+  auto out = t_out.write_stream_accessor<float>();
+  for (int64_t i = 0; i < t_in.numel(); ++i) out.write(in.read() + acc[i]);
+  out.close();
+  in.close();
+  return t_out;
+}
+torch::Tensor bad_incoherent(const torch::Tensor& t_in) {
+  return mixed_access(t_in, torch::CoherencyEnforcer::COHERENT);
+}
+torch::Tensor incoherent_verbose(const torch::Tensor& t_in) {
+  return mixed_access(t_in, torch::CoherencyEnforcer::INCOHERENT_VERBOSE);
+}
+
 // Returns no tensor.
 torch::Tensor bad_no_result(const torch::Tensor&) { return torch::Tensor(); }
 
@@ -109,4 +128,6 @@ NEURON_LIBRARY(npusim_test_kernels, m) {
   m.def("axpy_ops", &axpy_shape, "axpy_ops");
   m.def("bad_no_result", &bad_same, "bad_no_result");
   m.def("bad_read_after_close", &bad_same, "bad_read_after_close");
+  m.def("bad_incoherent", &bad_same, "bad_incoherent");
+  m.def("incoherent_verbose", &bad_same, "incoherent_verbose");
 }

@@ -89,6 +89,41 @@ TEST_CASE("torch: host tensors, factories and element-wise ops without a simulat
   CHECK_THROWS_AS(acc[2], std::out_of_range);
 }
 
+TEST_CASE("torch: the coherence policy gates accessors that may be incoherent") {
+  torch::Tensor t = torch::zeros({8}, torch::kFloat);
+  CHECK(t.get_accessor_coherence_policy() == torch::CoherencyEnforcer::COHERENT);
+  {
+    auto r1 = t.read_stream_accessor<float>();
+    auto r2 = t.read_stream_accessor<float>();  // several readers: coherent
+    CHECK_THROWS_AS(t.write_stream_accessor<float>(), std::logic_error);
+    CHECK_THROWS_AS((t.accessor<float, 1>()), std::logic_error);
+    r1.close();
+    r2.close();
+  }
+  {
+    auto w = t.write_stream_accessor<float>();  // the readers are closed: allowed
+    CHECK_THROWS_AS(t.read_stream_accessor<float>(), std::logic_error);
+    w.close();
+  }
+  {
+    auto a = t.accessor<float, 1>();
+    auto b = t.accessor<float, 1>();  // standard accessors among themselves: coherent
+    auto row = a;                      // a copy keeps the accessor active
+    CHECK_THROWS_AS(t.read_stream_accessor<float>(), std::logic_error);
+    (void)b;
+    (void)row;
+  }
+  auto after = t.read_stream_accessor<float>();  // every standard accessor is gone
+  after.close();
+  t.set_accessor_coherence_policy(torch::CoherencyEnforcer::INCOHERENT_QUIET);
+  CHECK(t.get_accessor_coherence_policy() == torch::CoherencyEnforcer::INCOHERENT_QUIET);
+  auto r = t.read_stream_accessor<float>();
+  auto w = t.write_stream_accessor<float>();  // allowed now
+  w.write(1.0f);
+  w.close();
+  r.close();
+}
+
 TEST_CASE("torch: the example kernels run as plain host code and agree with each other") {
   torch::Tensor in = tr::make_input({3000}, torch::kFloat, "linspace(-3, 3)");
   torch::Tensor a = relu_forward_tcm(in), b = relu_forward_standard(in);

@@ -216,3 +216,20 @@ TEST_CASE("torch sim: reading a stream after close() is reported as such") {
   CHECK(has(r, "error", "kernel bad_read_after_close on core 0, call read"));
   CHECK(has(r, "error", "read() on a closed stream"));
 }
+
+TEST_CASE("torch sim: a stream and a standard accessor on one tensor fail under COHERENT") {
+  auto r = run("bad_incoherent", {tr::make_input({16}, torch::kFloat, "ones")});
+  CHECK(r.failed);
+  CHECK(r.fault_kind == "usage error");
+  CHECK(has(r, "error", "kernel bad_incoherent on core 0, call accessor at 0x"));
+  CHECK(has(r, "error", "potentially incoherent access to input 0"));
+  CHECK(has(r, "error", "a stream accessor is active"));
+}
+
+TEST_CASE("torch sim: INCOHERENT_VERBOSE allows the same access with a warning") {
+  auto r = run("incoherent_verbose", {tr::make_input({16}, torch::kFloat, "ones")});
+  CHECK_FALSE(r.failed);
+  CHECK(has(r, "warning", "potentially incoherent access to input 0"));
+  REQUIRE(r.output.defined());
+  CHECK(static_cast<float>(tr::element(r.output, 15)) == 2.0f);  // stream + accessor: 1 + 1
+}

@@ -118,8 +118,12 @@ constexpr ScalarType kInt32 = ScalarType::Int;
 const char* dtype_name(ScalarType t);
 size_t element_size(ScalarType t);
 
-// Coherence of tensor memory between cores (multicore mode). npusim records the policy and
-// reports it; memory in the simulator is always coherent (docs/custom-ops.md).
+// The accessor coherence policy of a tensor (public API reference, "Coherence"): what to do
+// when an accessor is opened in a way that may be incoherent with the accessors already
+// active on the same tensor — a stream while a write stream is active, a write stream while
+// any stream is active, a stream and a standard accessor together. COHERENT (the default):
+// an error; INCOHERENT_VERBOSE: allowed with a warning; INCOHERENT_QUIET: allowed silently.
+// TCM accessors are never checked.
 class CoherencyEnforcer {
  public:
   enum Policy { COHERENT, INCOHERENT_VERBOSE, INCOHERENT_QUIET };
@@ -144,6 +148,25 @@ void element_store(TensorImpl& t, int64_t index, const void* src, size_t bytes);
 [[noreturn]] void index_out_of_range(const TensorImpl& t, int64_t index, int64_t dim, int64_t size);
 const int64_t* sizes_of(const TensorImpl& t);
 const int64_t* strides_of(const TensorImpl& t);
+
+// Coherence bookkeeping per tensor: an accessor of `kind` is acquired (checked against the
+// tensor's policy) and released.
+enum class AccessKind { kStandard, kReadStream, kWriteStream };
+void acquire_access(TensorImpl& t, AccessKind kind, const char* call);
+void release_access(TensorImpl& t, AccessKind kind);
+CoherencyEnforcer::Policy coherence_policy(const TensorImpl& t);
+void set_coherence_policy(TensorImpl& t, CoherencyEnforcer::Policy p);
+// The active standard accessor of a tensor: released when its last copy goes.
+class StandardAccess {
+ public:
+  explicit StandardAccess(TensorImpl& t) : t_(t) { acquire_access(t_, AccessKind::kStandard, "accessor"); }
+  ~StandardAccess() { release_access(t_, AccessKind::kStandard); }
+  StandardAccess(const StandardAccess&) = delete;
+  StandardAccess& operator=(const StandardAccess&) = delete;
+
+ private:
+  TensorImpl& t_;
+};
 
 // Streams: a slot of the core's stream table (buffer in TCM, or the slow fallback).
 int stream_open(TensorImpl& t, bool write, size_t elem_bytes, const char* call);
@@ -185,12 +208,13 @@ class ElementRef {
 template <class T, size_t N>
 class TensorAccessor {
  public:
-  TensorAccessor(detail::TensorImpl* t, const int64_t* sizes, const int64_t* strides, int64_t base)
-      : t_(t), sizes_(sizes), strides_(strides), base_(base) {}
+  TensorAccessor(detail::TensorImpl* t, const int64_t* sizes, const int64_t* strides, int64_t base,
+                 std::shared_ptr<detail::StandardAccess> access)
+      : t_(t), sizes_(sizes), strides_(strides), base_(base), access_(std::move(access)) {}
   auto operator[](int64_t i) const {
     if (i < 0 || i >= sizes_[0]) detail::index_out_of_range(*t_, i, 0, sizes_[0]);
     if constexpr (N == 1) return ElementRef<T>(t_, base_ + i * strides_[0]);
-    else return TensorAccessor<T, N - 1>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0]);
+    else return TensorAccessor<T, N - 1>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0], access_);
   }
   int64_t size(size_t d) const { return sizes_[d]; }
 
@@ -199,6 +223,7 @@ class TensorAccessor {
   const int64_t* sizes_;
   const int64_t* strides_;
   int64_t base_;
+  std::shared_ptr<detail::StandardAccess> access_;  // the accessor is active while it lives
 };
 
 // read_stream_accessor<T>() / write_stream_accessor<T>(): sequential access through a 4 KiB
@@ -288,7 +313,8 @@ class Tensor {
   template <class T, size_t N>
   TensorAccessor<T, N> accessor() const {
     detail::check_accessor_type(*impl_, detail::dtype_of<T>(), N, "accessor");
-    return TensorAccessor<T, N>(impl_.get(), detail::sizes_of(*impl_), detail::strides_of(*impl_), 0);
+    return TensorAccessor<T, N>(impl_.get(), detail::sizes_of(*impl_), detail::strides_of(*impl_), 0,
+                                std::make_shared<detail::StandardAccess>(*impl_));
   }
   template <class T>
   ReadStreamAccessor<T> read_stream_accessor() const {
@@ -301,6 +327,12 @@ class Tensor {
     return WriteStreamAccessor<T>(*impl_);
   }
   TcmAccessor tcm_accessor() const { return TcmAccessor(impl_.get()); }
+  CoherencyEnforcer::Policy get_accessor_coherence_policy() const {
+    return detail::coherence_policy(*impl_);
+  }
+  void set_accessor_coherence_policy(CoherencyEnforcer::Policy p) const {
+    detail::set_coherence_policy(*impl_, p);
+  }
 
   // Element-wise ops as methods (no broadcasting: shapes must match).
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
