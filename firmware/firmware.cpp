@@ -258,8 +258,15 @@ void Firmware::dma_copy(uint64_t dst, uint64_t src, uint64_t n, uint32_t channel
   if (dma_ == nullptr)
     throw FirmwareFault(FirmwareFault::kUsage, call, call + ": the platform has no DMA engine");
   core_.sync();
-  const uint64_t t = dma_->submit(models::DmaDescriptor{src, dst, n, channel, call}, core_.now());
-  while (!dma_->done(t)) core_.wait_for(dma_->completion_event());
+  const models::DmaDescriptor d{src, dst, n, channel, call};
+  uint64_t t = 0;
+  if (auto now = dma_->run_now(d, core_.now())) {
+    t = now->first;
+    core_.idle(now->second);
+  } else {
+    t = dma_->submit(d, core_.now());
+    while (!dma_->done(t)) core_.wait_for(dma_->completion_event());
+  }
   if (const models::DmaFault* f = dma_->fault_of(t);
       f != nullptr && dma_->config().policy == models::ViolationPolicy::kAbort)
     throw models::DmaAbort(*f);

@@ -25,6 +25,9 @@ NeuronPlatform::NeuronPlatform(sc_core::sc_module_name name, const NeuronPlatfor
       firmware(core, &dma, cfg.firmware) {
   core.bus.bind(memory.bus());
   dma.bus.bind(memory.bus());
+  // The management core is the only initiator of its engine: a blocking transfer runs in the
+  // core's thread when its channel is idle (same result, no channel-thread switches).
+  dma.set_inline_execution(true);
 }
 
 void NeuronPlatform::run(std::function<void(Firmware&)> program) {

@@ -28,7 +28,7 @@ void DmaEngine::record(DmaFault f) {
   if (hook_) hook_(faults_.back());
 }
 
-uint64_t DmaEngine::submit(const DmaDescriptor& d, const sc_core::sc_time& issue) {
+bool DmaEngine::check(const DmaDescriptor& d, const sc_core::sc_time& issue) {
   if (d.channel >= cfg_.channels)
     throw std::invalid_argument(fmt::format("DMA channel {} does not exist (the engine has {})",
                                             d.channel, cfg_.channels));
@@ -44,12 +44,34 @@ uint64_t DmaEngine::submit(const DmaDescriptor& d, const sc_core::sc_time& issue
     if (cfg_.policy == ViolationPolicy::kAbort) throw DmaAbort(fault);
     if (!cfg_.complete_violating) reject = true;
   }
+  return reject;
+}
+
+uint64_t DmaEngine::submit(const DmaDescriptor& d, const sc_core::sc_time& issue) {
+  const bool reject = check(d, issue);
   const uint64_t ticket = next_ticket_++;
   tickets_.push_back({});
   Channel& c = *channels_[d.channel];
   c.queue.push_back(Job{ticket, d, issue, reject});
   c.wake.notify(sc_core::SC_ZERO_TIME);
   return ticket;
+}
+
+std::optional<std::pair<uint64_t, sc_core::sc_time>> DmaEngine::run_now(
+    const DmaDescriptor& d, const sc_core::sc_time& issue) {
+  if (!inline_ || d.channel >= cfg_.channels) return std::nullopt;
+  Channel& c = *channels_[d.channel];
+  if (c.busy || !c.queue.empty() || issue != sc_core::sc_time_stamp()) return std::nullopt;
+  const bool reject = check(d, issue);
+  const uint64_t ticket = next_ticket_++;
+  tickets_.push_back({});
+  const Job job{ticket, d, issue, reject};
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  const sc_core::sc_time last = issue_job(d.channel, job, start);
+  finish_job(d.channel, job, start, start + last);
+  tickets_[ticket].done = true;
+  ++inline_runs_;
+  return std::make_pair(ticket, last);
 }
 
 void DmaEngine::channel_thread(uint32_t ch) {
@@ -59,21 +81,24 @@ void DmaEngine::channel_thread(uint32_t ch) {
     const Job job = std::move(c.queue.front());
     c.queue.pop_front();
     if (job.issue > sc_core::sc_time_stamp()) sc_core::wait(job.issue - sc_core::sc_time_stamp());
-    run_job(ch, job);
+    c.busy = true;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const sc_core::sc_time last = issue_job(ch, job, start);
+    if (!job.reject) sc_core::wait(last);
+    finish_job(ch, job, start, sc_core::sc_time_stamp());
+    c.busy = false;
     tickets_[job.ticket].done = true;
     completed_.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
-void DmaEngine::run_job(uint32_t ch, const Job& job) {
+sc_core::sc_time DmaEngine::issue_job(uint32_t ch, const Job& job, const sc_core::sc_time& start) {
   Channel& c = *channels_[ch];
   DmaChannelStats& st = stats_[ch];
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
   ++st.descriptors;
   if (job.reject) {
     ++st.rejected;
-    if (span_hook_) span_hook_(ch, job.desc, start, start);
-    return;
+    return sc_core::SC_ZERO_TIME;
   }
   // Loosely timed: all bursts are issued now with annotated delays. Burst i may start when
   // burst i - outstanding has completed and the channel has issued the previous one.
@@ -123,8 +148,16 @@ void DmaEngine::run_job(uint32_t ch, const Job& job) {
     ++st.bursts;
     st.bytes += n;
   }
-  sc_core::wait(last);
-  const sc_core::sc_time end = sc_core::sc_time_stamp();
+  return last;
+}
+
+void DmaEngine::finish_job(uint32_t ch, const Job& job, const sc_core::sc_time& start,
+                           const sc_core::sc_time& end) {
+  DmaChannelStats& st = stats_[ch];
+  if (job.reject) {
+    if (span_hook_) span_hook_(ch, job.desc, start, start);
+    return;
+  }
   if (st.descriptors == 1) st.first_start = start;
   st.last_end = end;
   st.busy += end - start;

@@ -10,8 +10,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -86,6 +88,18 @@ class DmaEngine : public sc_core::sc_module {
   // Checks and queues a descriptor issued at simulated time `issue` (the issuing core's
   // local time). Returns a ticket. Under kAbort a violation throws DmaAbort (after recording).
   uint64_t submit(const DmaDescriptor& d, const sc_core::sc_time& issue);
+  // A blocking transfer without the channel thread: when inline execution is enabled, the
+  // channel is idle (nothing queued or running) and `issue` is the kernel time, runs the
+  // descriptor now in the caller's thread — the same checks, bursts, times, statistics and
+  // hooks as the channel thread — and returns its ticket (already done) and its duration,
+  // for which the caller then waits. Otherwise returns nothing and the caller submits.
+  // Only for an engine with one initiator (the management core): other initiators at the
+  // same time would otherwise see this transfer's memory traffic earlier than in the
+  // channel thread's delta cycle.
+  std::optional<std::pair<uint64_t, sc_core::sc_time>> run_now(const DmaDescriptor& d,
+                                                               const sc_core::sc_time& issue);
+  void set_inline_execution(bool on) { inline_ = on; }
+  uint64_t inline_runs() const { return inline_runs_; }  // descriptors run_now executed
   bool done(uint64_t ticket) const { return ticket < tickets_.size() && tickets_[ticket].done; }
   // The fault that ended the descriptor (a bus error), or nullptr.
   const DmaFault* fault_of(uint64_t ticket) const {
@@ -118,10 +132,18 @@ class DmaEngine : public sc_core::sc_module {
     sc_core::sc_event wake;
     std::vector<uint8_t> buf;  // one burst
     tlm::tlm_generic_payload trans;
+    bool busy = false;  // the channel thread is running a job
   };
 
   void channel_thread(uint32_t ch);
-  void run_job(uint32_t ch, const Job& job);
+  // Checks a descriptor against the windows (records; throws DmaAbort under kAbort);
+  // returns whether it is to be rejected.
+  bool check(const DmaDescriptor& d, const sc_core::sc_time& issue);
+  // Issues the bursts of `job` from `start` (the kernel time); returns when the last burst
+  // completes, relative to start. finish_job records the end.
+  sc_core::sc_time issue_job(uint32_t ch, const Job& job, const sc_core::sc_time& start);
+  void finish_job(uint32_t ch, const Job& job, const sc_core::sc_time& start,
+                  const sc_core::sc_time& end);
   void record(DmaFault f);
 
   DmaConfig cfg_;
@@ -138,6 +160,8 @@ class DmaEngine : public sc_core::sc_module {
   sc_core::sc_event completed_;
   std::function<void(const DmaFault&)> hook_;
   SpanHook span_hook_;
+  bool inline_ = false;
+  uint64_t inline_runs_ = 0;
 };
 
 }  // namespace npusim::models

@@ -368,3 +368,76 @@ TEST_CASE("example custom op deep_calls overflows a stack that is too small", "[
     CHECK(p->firmware.stack().hbm_high_water == 16 * 256);
   }
 }
+
+TEST_CASE("DMA: a blocking transfer run in the core's thread equals the channel thread's",
+          "[dma]") {
+  // Two identical platforms in one simulation (independent memories): `a` runs blocking
+  // transfers inline (the management platform's default), `b` through the channel thread.
+  NeuronPlatformConfig cfg = NeuronPlatformConfig::gpsimd();
+  cfg.dma.policy = models::ViolationPolicy::kRecord;
+  cfg.dma.complete_violating = false;  // a violating descriptor is rejected
+  auto a = std::make_unique<NeuronPlatform>("soc_a", cfg);
+  auto b = std::make_unique<NeuronPlatform>("soc_b", cfg);
+  b->dma.set_inline_execution(false);
+  struct Span {
+    uint32_t ch;
+    uint64_t src, dst, len;
+    sc_core::sc_time start, end;
+    bool operator==(const Span& o) const {
+      return ch == o.ch && src == o.src && dst == o.dst && len == o.len && start == o.start &&
+             end == o.end;
+    }
+  };
+  std::vector<Span> spans[2];
+  sc_core::sc_time end[2];
+  NeuronPlatform* ps[2] = {a.get(), b.get()};
+  for (int k = 0; k < 2; ++k) {
+    ps[k]->dma.set_span_hook([&spans, k](uint32_t ch, const models::DmaDescriptor& d,
+                                         sc_core::sc_time s, sc_core::sc_time e) {
+      spans[k].push_back(Span{ch, d.src, d.dst, d.len, s, e});
+    });
+    ps[k]->run([&end, k](Firmware& f) {
+      REQUIRE(f.init_neuron_hbm_allocator() == 0);
+      REQUIRE(f.init_neuron_dataram_allocator() == 0);
+      uint64_t t = 0;
+      REQUIRE(f.neuron_hbm_allocate(64 * 1024, &t, 0) == 0);
+      f.set_method(fw::TransferMethod::kDma);
+      for (uint64_t n : {4u, 100u, 2048u, 4096u, 6000u}) {
+        f.data_transfer_to_dram(0x84000, t + n, n);
+        f.core().compute(17);
+        f.data_transfer_from_dram(t + 3 * n, 0x84000, n);
+      }
+      f.data_transfer_to_dram(0x8fff0, t, 64);  // straddles the window end: rejected
+      f.tensor_stream_copy(t + 32 * 1024, t, 20000);
+      f.core().sync();
+      end[k] = f.core().now();
+    });
+  }
+  sc_core::sc_start();
+  REQUIRE_FALSE(a->error());
+  REQUIRE_FALSE(b->error());
+  CHECK(end[0] == end[1]);
+  REQUIRE(spans[0].size() == spans[1].size());
+  CHECK(spans[0].size() > 10);
+  CHECK(spans[0] == spans[1]);
+  CHECK(a->dma.inline_runs() >= spans[0].size() - 2);  // all but the double-buffer pair
+  CHECK(b->dma.inline_runs() == 0);
+  const auto& sa = a->dma.channel_stats()[0];
+  const auto& sb = b->dma.channel_stats()[0];
+  CHECK(sa.descriptors == sb.descriptors);
+  CHECK(sa.rejected == 1);
+  CHECK(sb.rejected == 1);
+  CHECK(sa.bursts == sb.bursts);
+  CHECK(sa.busy == sb.busy);
+  CHECK(sa.first_start == sb.first_start);
+  CHECK(sa.last_end == sb.last_end);
+  CHECK(a->dma.faults().size() == 1);
+  CHECK(b->dma.faults().size() == 1);
+  const auto& ha = a->memory.hbm.stats();
+  const auto& hb = b->memory.hbm.stats();
+  CHECK(ha.row_hits == hb.row_hits);
+  CHECK(ha.row_misses == hb.row_misses);
+  CHECK(ha.latency_cycles.max() == hb.latency_cycles.max());
+  CHECK(a->core.stats().wait_time == b->core.stats().wait_time);
+  CHECK(a->memory.dataram.stats().bank_conflicts == b->memory.dataram.stats().bank_conflicts);
+}
