@@ -699,14 +699,7 @@ RunResult Runner::run(std::ostream& out) {
   const auto m = metrics();
   std::vector<Json> exps;
   RunResult res;
-  bool ok = true;
-  for (const auto& e : sc_.expect) {
-    const double actual = m.at(e.key);
-    const bool h = e.holds(actual);
-    ok = ok && h;
-    exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
-    if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
-  }
+  bool ok = evaluate_expectations(sc_.expect, m, exps, res.failed_expectations);
   // Without expectations, a fault or a recorded violation fails the run.
   if (sc_.expect.empty() && (fault_ || !p_->dma.faults().empty())) ok = false;
   res.exit_code = ok ? 0 : 1;
@@ -735,6 +728,22 @@ std::string human_ns(double ns) {
   if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
   if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
   return fmt::format("{:.1f} ns", ns);
+}
+
+bool evaluate_expectations(const std::vector<Expectation>& expect,
+                           const std::map<std::string, double>& metrics, std::vector<Json>& report,
+                           std::vector<std::string>& failed) {
+  bool ok = true;
+  for (const auto& e : expect) {
+    const double actual = metrics.at(e.key);
+    const bool h = e.holds(actual);
+    ok = ok && h;
+    report.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value},
+                          {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
+    if (!h)
+      failed.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
+  }
+  return ok;
 }
 
 std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,

@@ -52,6 +52,13 @@ struct RunResult {
 std::string human_bytes(double bytes);
 std::string human_ns(double ns);
 
+// Evaluates `expect` against the run's metrics: one report entry per expectation (appended
+// to `report`), a line per failed one (appended to `failed`). Returns whether all hold.
+bool evaluate_expectations(const std::vector<Expectation>& expect,
+                           const std::map<std::string, double>& metrics,
+                           std::vector<nlohmann::ordered_json>& report,
+                           std::vector<std::string>& failed);
+
 // The settings of a run in the order they apply: the scenario's `set:`, then --set.
 std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
                                   const RunOptions& opt);

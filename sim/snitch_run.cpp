@@ -863,15 +863,7 @@ RunResult Runner::run(std::ostream& out) {
   const auto m = metrics();
   std::vector<Json> exps;
   RunResult res;
-  bool ok = true;
-  for (const auto& e : sc_.expect) {
-    const double actual = m.at(e.key);
-    const bool h = e.holds(actual);
-    ok = ok && h;
-    exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual},
-                        {"ok", h}, {"at", e.at.str()}});
-    if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
-  }
+  bool ok = evaluate_expectations(sc_.expect, m, exps, res.failed_expectations);
   if (sc_.expect.empty() && (!faults_.empty() || !traps_.empty() || !undefined_.empty() ||
                              m.at("hung_cores") > 0 || m.at("dma.errors") > 0))
     ok = false;

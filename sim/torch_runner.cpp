@@ -210,14 +210,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
 
   RunResult res;
   std::vector<Json> exps;
-  bool ok = true;
-  for (const auto& e : sc.expect) {
-    const double actual = m.at(e.key);
-    const bool h = e.holds(actual);
-    ok = ok && h;
-    exps.push_back(Json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value}, {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
-    if (!h) res.failed_expectations.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
-  }
+  bool ok = evaluate_expectations(sc.expect, m, exps, res.failed_expectations);
   // Without expectations, a fault or a wrong result fails the run; a mismatch always does.
   if (sc.expect.empty() && r.failed) ok = false;
   if (mismatches) ok = false;
