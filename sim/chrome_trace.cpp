@@ -1,4 +1,5 @@
 #include "sim/chrome_trace.h"
+#include "sim/live_files.h"
 
 #include <fmt/compile.h>
 
@@ -16,16 +17,6 @@ namespace {
 
 // Spill the buffer to the FILE* beyond this size: bounded memory, few system calls.
 constexpr size_t kSpillBytes = 64 * 1024;
-
-// Every live trace, for close_all_open().
-struct Registry {
-  std::mutex mu;
-  std::set<ChromeTrace*> live;
-};
-Registry& registry() {
-  static Registry r;
-  return r;
-}
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one.
 size_t utf8_length(std::string_view s, size_t i) {
@@ -122,15 +113,11 @@ ChromeTrace::ChromeTrace(const std::string& path) : path_(path) {
     throw std::runtime_error(
         fmt::format("cannot open trace file '{}': {}", path, std::strerror(errno)));
   buf_.append(std::string_view(R"({"displayTimeUnit":"ns","traceEvents":[)"));
-  std::lock_guard<std::mutex> lock(registry().mu);
-  registry().live.insert(this);
+  LiveFiles<ChromeTrace>::add(this);
 }
 
 ChromeTrace::~ChromeTrace() {
-  {
-    std::lock_guard<std::mutex> lock(registry().mu);
-    registry().live.erase(this);
-  }
+  LiveFiles<ChromeTrace>::remove(this);
   try {
     close();
   } catch (const std::exception&) {
@@ -138,16 +125,7 @@ ChromeTrace::~ChromeTrace() {
   }
 }
 
-void ChromeTrace::close_all_open() {
-  std::lock_guard<std::mutex> lock(registry().mu);
-  for (ChromeTrace* t : registry().live) {
-    try {
-      t->close();
-    } catch (const std::exception&) {
-      // Fatal path: keep closing the others.
-    }
-  }
-}
+void ChromeTrace::close_all_open() { LiveFiles<ChromeTrace>::close_all(); }
 
 void ChromeTrace::spill() {
   if (buf_.size() == 0) return;

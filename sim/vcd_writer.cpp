@@ -1,4 +1,5 @@
 #include "sim/vcd_writer.h"
+#include "sim/live_files.h"
 
 #include <fmt/compile.h>
 
@@ -18,15 +19,6 @@ namespace npusim::sim {
 namespace {
 
 constexpr size_t kSpillBytes = 64 * 1024;
-
-struct Registry {
-  std::mutex mu;
-  std::set<VcdWriter*> live;
-};
-Registry& registry() {
-  static Registry r;
-  return r;
-}
 
 // Identifier codes: bijective base 94 over the printable characters '!'..'~', shortest first.
 std::string id_code(size_t n) {
@@ -81,15 +73,11 @@ VcdWriter::VcdWriter(const std::string& path) : path_(path) {
   if (!file_)
     throw std::runtime_error(
         fmt::format("cannot open VCD file '{}': {}", path, std::strerror(errno)));
-  std::lock_guard<std::mutex> lock(registry().mu);
-  registry().live.insert(this);
+  LiveFiles<VcdWriter>::add(this);
 }
 
 VcdWriter::~VcdWriter() {
-  {
-    std::lock_guard<std::mutex> lock(registry().mu);
-    registry().live.erase(this);
-  }
+  LiveFiles<VcdWriter>::remove(this);
   try {
     close();
   } catch (const std::exception&) {
@@ -97,16 +85,7 @@ VcdWriter::~VcdWriter() {
   }
 }
 
-void VcdWriter::close_all_open() {
-  std::lock_guard<std::mutex> lock(registry().mu);
-  for (VcdWriter* w : registry().live) {
-    try {
-      w->close();
-    } catch (const std::exception&) {
-      // Fatal path: keep closing the others.
-    }
-  }
-}
+void VcdWriter::close_all_open() { LiveFiles<VcdWriter>::close_all(); }
 
 uint64_t VcdWriter::ps(double time_ps) {
   if (!std::isfinite(time_ps) || time_ps < 0 || time_ps >= 18446744073709551616.0)
