@@ -11,6 +11,15 @@
 //   void     write(uint64_t addr, const void* src, size_t n);
 //   void     compute(uint64_t cycles);              // charge pure computation
 //
+// and optionally
+//
+//   const Window& window() const;                   // {bias, lo, span}: a region of device
+//                                                   // memory the allocator may load and store
+//                                                   // directly at host address bias + addr
+//
+// which the xmem heap uses to check a whole structure once instead of every word (see
+// Heap::Direct). A port whose accesses must each be seen (timed, traced) offers no window.
+//
 // HostMemory (below) is the host-buffer port used by unit tests, benchmarks and
 // `npusim heap replay`. The simulator's core model provides the other, over its TLM socket.
 #pragma once
@@ -87,6 +96,14 @@ class HostMemory {
   void compute(uint64_t cycles) { compute_cycles_ += cycles; }
   uint64_t compute_cycles() const { return compute_cycles_; }
 
+  // The hot region as a window for direct access: device address `addr` in
+  // [lo, lo + span) is host byte `bias + addr`. span is 0 while no region is hot.
+  struct Window {
+    uintptr_t bias;
+    uint64_t lo, span;
+  };
+  const Window& window() const { return window_; }
+
  private:
   // Fast path: one compare against the hot region (the first region added, or the one
   // named by set_hot: where the allocator bookkeeping lives). `hot_host_ + (addr - hot_lo_)`
@@ -121,6 +138,7 @@ class HostMemory {
   // runs beside the load, predicted).
   uintptr_t hot_bias_ = 0;
   uint64_t hot_anchor_ = 0;  // an address inside the hot region
+  Window window_{0, ~uint64_t{0}, 0};
   uint64_t compute_cycles_ = 0;
 };
 

@@ -12,6 +12,8 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace npusim::alloc::xmem {
@@ -100,11 +102,20 @@ struct Counters {
   uint16_t header_size, has_external_header;
 };
 
+// Whether a port offers window() (memory_port.h).
+template <class P, class = void>
+struct HasWindow : std::false_type {};
+template <class P>
+struct HasWindow<P, std::void_t<decltype(std::declval<const P&>().window())>> : std::true_type {};
+
 template <class Port>
 class Heap {
  public:
   Heap(Port& port, uint32_t mgr_addr, CostModel cost = {})
       : p_(port), m_(mgr_addr), cost_(cost) {}
+
+  // Whether alloc and free can reach the bookkeeping through the port's window (see Direct).
+  static constexpr bool kUsesWindow = HasWindow<Port>::value;
 
   uint32_t mgr_addr() const { return m_; }
   Port& port() { return p_; }
@@ -178,98 +189,24 @@ class Heap {
       *status = kErrInvalidArgs;
       return 0;
     }
-    const uint32_t tail = m_ + mgr::kFreeListTail;
-    const uint32_t shift = msbit(align);
-    const uint32_t nb = ld(m_ + mgr::kNumBlocks);
-    uint32_t prev = m_ + mgr::kFreeListHead;
-    uint32_t curr = ld(prev + blk::kNext);
-    uint32_t cbuf = ld(curr + blk::kBuffer);
-    uint32_t csize = ld(curr + blk::kBlockSize);
-    uint32_t need = size + slack(cbuf, align, shift);  // may wrap (u32)
-    uint32_t guard = walk_bound(nb);
-    uint32_t steps = 0;
-    // First fit; the tail sentinel's size 0xffffffff stops the walk.
-    while (csize < need) {
-      ++steps;
-      if (--guard == 0) throw HeapCorrupted(corrupt_msg("free list"));
-      prev = curr;
-      curr = ld(curr + blk::kNext);
-      cbuf = ld(curr + blk::kBuffer);
-      csize = ld(curr + blk::kBlockSize);
-      need = size + slack(cbuf, align, shift);
+    uint32_t r = 0;
+    if constexpr (kUsesWindow) {
+      Direct d;
+      if (direct(d) && alloc_in(d, size, align, status, &r)) return r;
     }
-    // The walk's compute is charged in one go: no store inside the loop.
-    p_.compute(steps * cost_.step_cycles);
-    if (curr == tail) {
-      *status = kErrAllocFailed;
-      return 0;
-    }
-    const uint32_t r = cbuf + need - size;  // slack stays at the front of the block
-    st(curr + blk::kAlignedBuffer, r);
-    add(mgr::kUnusedBytes, need - size);
-
-    // xmem_find_leading_zero_one_count(bitvec, n, 0, 0): the lowest set bit is the lowest
-    // free descriptor; a value >= num_blocks means none is free.
-    const uint32_t bitvec = ld(m_ + mgr::kBlockFreeBitvec);
-    uint32_t idx = nb, word_addr = 0, word = 0;
-    for (uint32_t w = 0, words = (nb + 31) >> 5; w < words; ++w) {
-      word_addr = bitvec + 4 * w;
-      word = ld(word_addr);
-      if (word != 0) {
-        idx = 32 * w + static_cast<uint32_t>(__builtin_ctz(word));
-        break;
-      }
-    }
-    const uint32_t cnext = ld(curr + blk::kNext);
-    uint32_t taken = csize;
-    if (csize - need > kMinAllocSize && idx < nb) {
-      st(word_addr, word ^ (1u << (idx & 31)));  // xmem_toggle_bitvec: claim it
-      const uint32_t rem = ld(m_ + mgr::kBlocks) + (idx << blk::kSizeLog2);
-      set_block(rem, cnext, csize - need, cbuf + need, cbuf + need);
-      st(curr + blk::kBlockSize, need);
-      st(prev + blk::kNext, rem);
-      taken = need;
-    } else {
-      // Remainder too small, or all descriptors in use: the whole block is handed out.
-      if (idx >= nb && csize - need > kMinAllocSize) ++descriptor_exhaustion_events_;
-      st(prev + blk::kNext, cnext);
-    }
-    const uint32_t ahead = m_ + mgr::kAllocListHead;
-    st(curr + blk::kNext, ld(ahead + blk::kNext));
-    st(ahead + blk::kNext, curr);
-    add(mgr::kFreeBytes, 0u - taken);
-    add(mgr::kAllocatedBytes, taken);
-    *status = kOk;
-    return r;
+    return alloc_checked(size, align, status);
   }
 
   // xmem_heap_free: the block is found by its aligned pointer on the alloc list.
   int32_t free(uint32_t ptr) {
     p_.compute(cost_.call_cycles);
     if (ptr == 0) return kErrPtrOutOfBounds;
-    uint32_t prev = m_ + mgr::kAllocListHead;
-    uint32_t block = ld(prev + blk::kNext);
-    uint32_t guard = walk_bound(ld(m_ + mgr::kNumBlocks));
-    uint32_t next = 0, steps = 0;
-    while (block != 0) {
-      ++steps;
-      next = ld(block + blk::kNext);
-      if (ld(block + blk::kAlignedBuffer) == ptr) break;
-      if (--guard == 0) throw HeapCorrupted(corrupt_msg("alloc list"));
-      prev = block;
-      block = next;
+    int32_t r = kOk;
+    if constexpr (kUsesWindow) {
+      Direct d;
+      if (direct(d) && free_in(d, ptr, &r)) return r;
     }
-    p_.compute(steps * cost_.step_cycles);
-    if (block == 0) return kErrPtrOutOfBounds;
-    st(prev + blk::kNext, next);
-    const uint32_t bsize = ld(block + blk::kBlockSize);
-    const uint32_t bbuf = ld(block + blk::kBuffer);
-    add(mgr::kFreeBytes, bsize);
-    add(mgr::kAllocatedBytes, 0u - bsize);
-    // Firmware: _unused_bytes -= (_buffer - _aligned_buffer); in u32 this ADDS the slack.
-    add(mgr::kUnusedBytes, 0u - (bbuf - ptr));
-    add_to_free_list(block, bbuf, bsize);
-    return kOk;
+    return free_checked(ptr);
   }
 
   // xmem_heap_get_free_space. `align` 0 is undefined in the firmware (a shift by -1); the
@@ -388,7 +325,6 @@ class Heap {
  private:
   uint32_t ld(uint32_t a) { return p_.load32(a); }
   void st(uint32_t a, uint32_t v) { p_.store32(a, v); }
-  void add(uint32_t field, uint32_t delta) { st(m_ + field, ld(m_ + field) + delta); }
   void set_block(uint32_t b, uint32_t next, uint32_t size, uint32_t buf, uint32_t aligned) {
     st(b + blk::kNext, next);
     st(b + blk::kBlockSize, size);
@@ -403,51 +339,269 @@ class Heap {
     const uint32_t aligned = ((buf + align - 1u) >> shift) << shift;
     return aligned - buf;
   }
-  void toggle(uint32_t bitvec, uint32_t idx) {
-    const uint32_t a = bitvec + 4 * (idx >> 5);
-    st(a, ld(a) ^ (1u << (idx & 31)));
+
+  // ---- How alloc and free reach device memory --------------------------------------------
+  //
+  // The algorithm below is written once, on an access policy `A`:
+  //  * Checked: every word through the port, which checks (and, on a core, times) it.
+  //  * Direct: when the port can show its hot region as a host window (HostMemory::window),
+  //    words are plain host loads and stores, and each base address is vouched for once
+  //    (`A::vouch`: the whole structure lies in the window) instead of each word. A vouch
+  //    that fails makes the step return false ("bail") at a point where it has stored
+  //    nothing, and the caller runs the same step Checked from the start. Both policies do
+  //    the same loads and stores in the same order on the same bytes, so they give the same
+  //    result on any memory contents, corrupted bookkeeping included (a test compares them).
+  struct Checked {
+    static constexpr bool kMayBail = false;
+    Port& p;
+    uint32_t ld(uint32_t a) { return p.load32(a); }
+    void st(uint32_t a, uint32_t v) { p.store32(a, v); }
+    static constexpr bool vouch(uint32_t, uint64_t) { return true; }
+    static constexpr bool desc(uint32_t) { return true; }
+    static constexpr bool word(uint32_t) { return true; }
+    void compute(uint64_t c) { p.compute(c); }
+  };
+  struct Direct {
+    static constexpr bool kMayBail = true;
+    typedef uint32_t u32a __attribute__((aligned(1)));
+    Port* p;
+    uint32_t ld(uint32_t a) const { return *reinterpret_cast<const u32a*>(p->window().bias + a); }
+    void st(uint32_t a, uint32_t v) const { *reinterpret_cast<u32a*>(p->window().bias + a) = v; }
+    // [a, a + n) lies in the window.
+    bool vouch(uint32_t a, uint64_t n) const {
+      const uint64_t off = uint64_t{a} - p->window().lo;
+      return off <= p->window().span && n <= p->window().span - off;
+    }
+    // One descriptor, [a, a + 16), lies in the window.
+    bool desc(uint32_t a) const { return uint64_t{a} - p->window().lo <= p->window().span - 16; }
+    // One word, [a, a + 4), lies in the window.
+    bool word(uint32_t a) const { return uint64_t{a} - p->window().lo <= p->window().span - 4; }
+    void compute(uint64_t c) { p->compute(c); }
+  };
+
+  // A Direct policy over the port's window, when the window can hold the manager and lies
+  // in the 32-bit device space (so that a vouched structure's u32 field addresses never
+  // wrap, exactly as on the Checked path).
+  bool direct(Direct& d) {
+    const auto& w = p_.window();
+    const uint64_t span = w.span;
+    if (span < mgr::kSize || w.lo + span > (uint64_t{1} << 32)) return false;
+    d = Direct{&p_};
+    return d.vouch(m_, mgr::kSize);
+  }
+  static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m) {
+    return a < b + m && b < a + n;
+  }
+
+  // The Checked runs, out of line so that the Direct path keeps its registers.
+  __attribute__((noinline)) uint32_t alloc_checked(uint32_t size, uint32_t align,
+                                                   int32_t* status) {
+    Checked c{p_};
+    uint32_t r = 0;
+    alloc_in(c, size, align, status, &r);
+    return r;
+  }
+  __attribute__((noinline)) int32_t free_checked(uint32_t ptr) {
+    Checked c{p_};
+    int32_t r = kOk;
+    free_in(c, ptr, &r);
+    return r;
+  }
+  __attribute__((noinline)) void add_to_free_list_checked(uint32_t nb, uint32_t nbuf,
+                                                          uint32_t nsize) {
+    Checked c{p_};
+    add_to_free_list(c, nb, nbuf, nsize);
+  }
+
+  template <class A>
+  bool alloc_in(A& a, uint32_t size, uint32_t align, int32_t* status, uint32_t* out) {
+    const uint32_t tail = m_ + mgr::kFreeListTail;
+    const uint32_t shift = msbit(align);
+    const uint32_t nb = a.ld(m_ + mgr::kNumBlocks);
+    uint32_t prev = m_ + mgr::kFreeListHead;
+    uint32_t curr = a.ld(prev + blk::kNext);
+    if (!a.desc(curr)) return false;
+    uint32_t cbuf = a.ld(curr + blk::kBuffer);
+    uint32_t csize = a.ld(curr + blk::kBlockSize);
+    uint32_t need = size + slack(cbuf, align, shift);  // may wrap (u32)
+    uint32_t guard = walk_bound(nb);
+    uint32_t steps = 0;
+    // First fit; the tail sentinel's size 0xffffffff stops the walk.
+    while (csize < need) {
+      ++steps;
+      if (--guard == 0) {
+        if constexpr (A::kMayBail) return false;
+        throw HeapCorrupted(corrupt_msg("free list"));
+      }
+      prev = curr;
+      curr = a.ld(curr + blk::kNext);
+      if (!a.desc(curr)) return false;
+      cbuf = a.ld(curr + blk::kBuffer);
+      csize = a.ld(curr + blk::kBlockSize);
+      need = size + slack(cbuf, align, shift);
+    }
+    const uint32_t words = (nb + 31) >> 5;
+    if constexpr (A::kMayBail) {
+      // Vouch for everything the commit below touches, before its first store: the
+      // bit-vector, the descriptor array, and that no store lands on the manager's
+      // blocks/num_blocks/bitvec fields before they are read again.
+      const uint32_t bitvec = a.ld(m_ + mgr::kBlockFreeBitvec);
+      const uint32_t blocks = a.ld(m_ + mgr::kBlocks);
+      if (!a.vouch(bitvec, uint64_t{words} * 4) ||
+          !a.vouch(blocks, uint64_t{nb} * blk::kSize) ||
+          overlaps(curr, blk::kSize, m_ + mgr::kBlocks, 12) ||
+          overlaps(bitvec, uint64_t{words} * 4, m_ + mgr::kBlocks, 12))
+        return false;
+    }
+    // The walk's compute is charged in one go: no store inside the loop.
+    a.compute(steps * cost_.step_cycles);
+    if (curr == tail) {
+      *status = kErrAllocFailed;
+      *out = 0;
+      return true;
+    }
+    const uint32_t r = cbuf + need - size;  // slack stays at the front of the block
+    a.st(curr + blk::kAlignedBuffer, r);
+    add(a, mgr::kUnusedBytes, need - size);
+
+    // xmem_find_leading_zero_one_count(bitvec, n, 0, 0): the lowest set bit is the lowest
+    // free descriptor; a value >= num_blocks means none is free.
+    const uint32_t bitvec = a.ld(m_ + mgr::kBlockFreeBitvec);
+    uint32_t idx = nb, word_addr = 0, word = 0;
+    for (uint32_t w = 0; w < words; ++w) {
+      word_addr = bitvec + 4 * w;
+      word = a.ld(word_addr);
+      if (word != 0) {
+        idx = 32 * w + static_cast<uint32_t>(__builtin_ctz(word));
+        break;
+      }
+    }
+    const uint32_t cnext = a.ld(curr + blk::kNext);
+    uint32_t taken = csize;
+    if (csize - need > kMinAllocSize && idx < nb) {
+      a.st(word_addr, word ^ (1u << (idx & 31)));  // xmem_toggle_bitvec: claim it
+      const uint32_t rem = a.ld(m_ + mgr::kBlocks) + (idx << blk::kSizeLog2);
+      a.st(rem + blk::kNext, cnext);
+      a.st(rem + blk::kBlockSize, csize - need);
+      a.st(rem + blk::kBuffer, cbuf + need);
+      a.st(rem + blk::kAlignedBuffer, cbuf + need);
+      a.st(curr + blk::kBlockSize, need);
+      a.st(prev + blk::kNext, rem);
+      taken = need;
+    } else {
+      // Remainder too small, or all descriptors in use: the whole block is handed out.
+      if (idx >= nb && csize - need > kMinAllocSize) ++descriptor_exhaustion_events_;
+      a.st(prev + blk::kNext, cnext);
+    }
+    const uint32_t ahead = m_ + mgr::kAllocListHead;
+    a.st(curr + blk::kNext, a.ld(ahead + blk::kNext));
+    a.st(ahead + blk::kNext, curr);
+    add(a, mgr::kFreeBytes, 0u - taken);
+    add(a, mgr::kAllocatedBytes, taken);
+    *status = kOk;
+    *out = r;
+    return true;
+  }
+
+  template <class A>
+  bool free_in(A& a, uint32_t ptr, int32_t* result) {
+    uint32_t prev = m_ + mgr::kAllocListHead;
+    uint32_t block = a.ld(prev + blk::kNext);
+    uint32_t guard = walk_bound(a.ld(m_ + mgr::kNumBlocks));
+    uint32_t next = 0, steps = 0;
+    while (block != 0) {
+      ++steps;
+      if (!a.desc(block)) return false;
+      next = a.ld(block + blk::kNext);
+      if (a.ld(block + blk::kAlignedBuffer) == ptr) break;
+      if (--guard == 0) {
+        if constexpr (A::kMayBail) return false;
+        throw HeapCorrupted(corrupt_msg("alloc list"));
+      }
+      prev = block;
+      block = next;
+    }
+    a.compute(steps * cost_.step_cycles);
+    if (block == 0) {
+      *result = kErrPtrOutOfBounds;
+      return true;
+    }
+    a.st(prev + blk::kNext, next);
+    const uint32_t bsize = a.ld(block + blk::kBlockSize);
+    const uint32_t bbuf = a.ld(block + blk::kBuffer);
+    add(a, mgr::kFreeBytes, bsize);
+    add(a, mgr::kAllocatedBytes, 0u - bsize);
+    // Firmware: _unused_bytes -= (_buffer - _aligned_buffer); in u32 this ADDS the slack.
+    add(a, mgr::kUnusedBytes, 0u - (bbuf - ptr));
+    // A new step (it stores from its start): on a bail it runs again Checked.
+    if (!add_to_free_list(a, block, bbuf, bsize)) add_to_free_list_checked(block, bbuf, bsize);
+    *result = kOk;
+    return true;
+  }
+
+  template <class A>
+  void add(A& a, uint32_t field, uint32_t delta) {
+    a.st(m_ + field, a.ld(m_ + field) + delta);
+  }
+  template <class A>
+  void toggle(A& a, uint32_t bitvec, uint32_t idx) {
+    const uint32_t w = bitvec + 4 * (idx >> 5);
+    a.st(w, a.ld(w) ^ (1u << (idx & 31)));
   }
 
   // xmem_heap_add_block_to_free_list: sorted insert with two-sided coalescing.
-  void add_to_free_list(uint32_t nb, uint32_t nbuf, uint32_t nsize) {
+  template <class A>
+  bool add_to_free_list(A& a, uint32_t nb, uint32_t nbuf, uint32_t nsize) {
+    if (!a.desc(nb)) return false;
     const uint32_t head = m_ + mgr::kFreeListHead, tail = m_ + mgr::kFreeListTail;
     uint32_t block = head, bbuf = 0;
-    uint32_t next = ld(head + blk::kNext);
-    uint32_t next_buf = ld(next + blk::kBuffer);
-    uint32_t guard = walk_bound(ld(m_ + mgr::kNumBlocks));
+    uint32_t next = a.ld(head + blk::kNext);
+    if (!a.desc(next)) return false;
+    uint32_t next_buf = a.ld(next + blk::kBuffer);
+    uint32_t guard = walk_bound(a.ld(m_ + mgr::kNumBlocks));
     uint32_t steps = 0;
     while (next_buf < nbuf) {
       ++steps;
-      if (--guard == 0) throw HeapCorrupted(corrupt_msg("free list"));
+      if (--guard == 0) {
+        if constexpr (A::kMayBail) return false;
+        throw HeapCorrupted(corrupt_msg("free list"));
+      }
       block = next;
       bbuf = next_buf;
-      next = ld(block + blk::kNext);
-      next_buf = ld(next + blk::kBuffer);
+      next = a.ld(block + blk::kNext);
+      if (!a.desc(next)) return false;
+      next_buf = a.ld(next + blk::kBuffer);
     }
-    p_.compute(steps * cost_.step_cycles);
-    const uint32_t bitvec = ld(m_ + mgr::kBlockFreeBitvec);
-    const uint32_t blocks = ld(m_ + mgr::kBlocks);
+    const uint32_t bitvec = a.ld(m_ + mgr::kBlockFreeBitvec);
+    const uint32_t blocks = a.ld(m_ + mgr::kBlocks);
+    const uint32_t nb_idx = (nb - blocks) >> blk::kSizeLog2;
+    const uint32_t next_idx = (next - blocks) >> blk::kSizeLog2;
+    // Both bit-vector words this step may toggle, vouched for before its first store.
+    if (!a.word(bitvec + 4 * (nb_idx >> 5)) || !a.word(bitvec + 4 * (next_idx >> 5)))
+      return false;
+    a.compute(steps * cost_.step_cycles);
     bool merged_prev = false;
     if (block != head) {
-      const uint32_t bsize = ld(block + blk::kBlockSize);
+      const uint32_t bsize = a.ld(block + blk::kBlockSize);
       if (bbuf + bsize == nbuf) {
-        toggle(bitvec, (nb - blocks) >> blk::kSizeLog2);
+        toggle(a, bitvec, nb_idx);
         nb = block;
         nbuf = bbuf;
         nsize += bsize;
-        st(block + blk::kBlockSize, nsize);
+        a.st(block + blk::kBlockSize, nsize);
         merged_prev = true;
       }
     }
     if (next != tail && nbuf + nsize == next_buf) {
-      toggle(bitvec, (next - blocks) >> blk::kSizeLog2);
-      st(nb + blk::kBlockSize, nsize + ld(next + blk::kBlockSize));
-      st(nb + blk::kNext, ld(next + blk::kNext));
-      if (!merged_prev) st(block + blk::kNext, nb);
+      toggle(a, bitvec, next_idx);
+      a.st(nb + blk::kBlockSize, nsize + a.ld(next + blk::kBlockSize));
+      a.st(nb + blk::kNext, a.ld(next + blk::kNext));
+      if (!merged_prev) a.st(block + blk::kNext, nb);
     } else if (!merged_prev) {
-      st(nb + blk::kNext, next);
-      st(block + blk::kNext, nb);
+      a.st(nb + blk::kNext, next);
+      a.st(block + blk::kNext, nb);
     }
+    return true;
   }
 
   // A list can never hold more nodes than there are descriptors; a longer walk means the
