@@ -11,10 +11,12 @@
 // Also the resident memory of a platform with 16 GiB of HBM before anything runs.
 // Each loop reports wall time (steady_clock) and the thread's CPU time; the rates and ratios
 // use CPU time, which other processes on a loaded machine disturb less.
-// Usage: bench_models [scale]   (scale multiplies every loop count; default 1; may be a
-// fraction, e.g. 0.01 under valgrind)
+// Usage: bench_models [scale] [only]   (scale multiplies every loop count; default 1; may be a
+// fraction, e.g. 0.01 under valgrind. `only`: a comma-separated list of the loops to run, of
+// bare, sram, hbm, stream, dma; default all. For profiling one loop.)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -72,8 +74,10 @@ struct Driver : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Driver> bare{"bare"};
   tlm_utils::simple_initiator_socket<Driver> core{"core"};
   double scale;
+  std::string only;
   SC_HAS_PROCESS(Driver);
-  Driver(sc_core::sc_module_name n, double s) : sc_module(n), scale(s) {
+  Driver(sc_core::sc_module_name n, double s, std::string o)
+      : sc_module(n), scale(s), only(std::move(o)) {
     core.register_invalidate_direct_mem_ptr(this, &Driver::invalidate);
     SC_THREAD(run);
   }
@@ -115,9 +119,14 @@ struct Driver : sc_core::sc_module {
     return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(n) * scale));
   }
 
-  // Runs body(n) and returns its rate per CPU second.
+  bool wanted(const char* loop) const {
+    return only.empty() || ("," + only + ",").find("," + std::string(loop) + ",") != std::string::npos;
+  }
+
+  // Runs body(n) and returns its rate per CPU second (NaN for a loop not wanted).
   template <class F>
-  double timed(const char* name, uint64_t n, F&& body) {
+  double timed(const char* loop, const char* name, uint64_t n, F&& body) {
+    if (!wanted(loop)) return std::nan("");
     const auto t0 = Clock::now();
     const double c0 = thread_cpu_seconds();
     body(n);
@@ -164,7 +173,7 @@ struct Driver : sc_core::sc_module {
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload t;
     uint32_t v = 0;
-    const double bare_rate = timed("bare b_transport loop + quantum keeper", count(20'000'000),
+    const double bare_rate = timed("bare", "bare b_transport loop + quantum keeper", count(20'000'000),
                                    [&](uint64_t n) {
       qk.reset();
       t.set_command(tlm::TLM_READ_COMMAND);
@@ -181,7 +190,7 @@ struct Driver : sc_core::sc_module {
         sink += v;
       }
     });
-    const double sram_rate = timed("core -> interconnect -> dataram (DMI)", count(20'000'000),
+    const double sram_rate = timed("sram", "core -> interconnect -> dataram (DMI)", count(20'000'000),
                                    [&](uint64_t n) {
       qk.reset();
       for (uint64_t i = 0; i < n; ++i) {
@@ -189,7 +198,7 @@ struct Driver : sc_core::sc_module {
         sink += v;
       }
     });
-    const double hbm_rate = timed("core -> interconnect -> HBM (b_transport)", count(5'000'000),
+    const double hbm_rate = timed("hbm", "core -> interconnect -> HBM (b_transport)", count(5'000'000),
                                   [&](uint64_t n) {
       qk.reset();
       for (uint64_t i = 0; i < n; ++i) {
@@ -198,17 +207,17 @@ struct Driver : sc_core::sc_module {
       }
     });
     std::printf("  dataram/bare %.2f   hbm/bare %.2f\n", sram_rate / bare_rate, hbm_rate / bare_rate);
-    const double s1 = timed("HBM saturating seq stream, 1x", count(1'000'000),
+    const double s1 = timed("stream", "HBM saturating seq stream, 1x", count(1'000'000),
                             [&](uint64_t n) { stream(n, false); });
-    const double s10 = timed("HBM saturating seq stream, 10x", count(10'000'000),
+    const double s10 = timed("stream", "HBM saturating seq stream, 10x", count(10'000'000),
                              [&](uint64_t n) { stream(n, false); });
-    const double r1 = timed("HBM saturating random stream, 1x", count(1'000'000),
+    const double r1 = timed("stream", "HBM saturating random stream, 1x", count(1'000'000),
                             [&](uint64_t n) { stream(n, true); });
-    const double r10 = timed("HBM saturating random stream, 10x", count(10'000'000),
+    const double r10 = timed("stream", "HBM saturating random stream, 10x", count(10'000'000),
                              [&](uint64_t n) { stream(n, true); });
     // The DMA engine's traffic: 2 KiB reads and writes, one request in flight.
     std::vector<uint8_t> block(2048, 0x5A);
-    const double dma = timed("HBM 2 KiB requests (DMA-like), read+write", count(200'000),
+    const double dma = timed("dma", "HBM 2 KiB requests (DMA-like), read+write", count(200'000),
                              [&](uint64_t n) {
       qk.reset();
       t.set_data_ptr(block.data());
@@ -243,7 +252,7 @@ int sc_main(int argc, char** argv) {
   const uint64_t before = rss_kib();
   npusim::models::MemorySystem platform("platform", npusim::models::MemoryConfig{});
   BareTarget bare_target("bare_target");
-  Driver driver("driver", scale > 0 ? scale : 1.0);
+  Driver driver("driver", scale > 0 ? scale : 1.0, argc > 2 ? argv[2] : "");
   driver.bare.bind(bare_target.bus);
   driver.core.bind(platform.bus());
   std::printf("platform with %llu GiB of HBM: resident %llu MiB (process before: %llu MiB)\n",

@@ -19,6 +19,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
       cfg_(checked(cfg)),
       tck_(cfg.tck_ns, sc_core::SC_NS),
       tck_value_(tck_.value()),
+      tck_div_(tck_value_),
       store_(cfg.size(), cfg.fill),
       timing_(cfg) {
   if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
@@ -45,8 +46,9 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   if (trans.is_read() || trans.is_write()) {
     const bool write = trans.is_write();
     const uint64_t len = trans.get_data_length();
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    const uint64_t arrival_cycles = (now + delay.value() + tck_value_ - 1) / tck_value_;
+    // sc_time_stamp(), inline.
+    const uint64_t now = sc_core::sc_get_curr_simcontext()->time_stamp().value();
+    const uint64_t arrival_cycles = tck_div_.ceil(now + delay.value());
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
     const RequestTiming r = timing_.access_request(offset, len, write, arrival_cycles);
@@ -63,10 +65,27 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
       stats_.bytes_read += len;
     }
     stats_.latency_cycles.record(done_cycles - arrival_cycles);
-    stats_.bandwidth.add(static_cast<double>(done_cycles) * cfg_.tck_ns, len);
+    add_bandwidth(done_cycles, len);
     stats_.first_arrival_cycle = std::min(stats_.first_arrival_cycle, arrival_cycles);
     stats_.last_completion_cycle = std::max(stats_.last_completion_cycle, done_cycles);
   }
+}
+
+void Hbm::add_bandwidth_slow(uint64_t done, uint64_t bytes) {
+  BandwidthSeries& bw = stats_.bandwidth;
+  const double tck = cfg_.tck_ns;
+  bw.add(static_cast<double>(done) * tck, bytes);  // may coarsen the windows
+  // The cycles that share this completion's window, by the same floating-point formula
+  // (monotonic in the cycle): from `done` up to the first cycle of the next window.
+  const size_t i = bw.index_of(static_cast<double>(done) * tck);
+  auto index = [&](uint64_t c) { return bw.index_of(static_cast<double>(c) * tck); };
+  uint64_t hi = static_cast<uint64_t>(static_cast<double>(i + 1) * bw.window_ns / tck);
+  hi = std::max(hi, done + 1);
+  while (hi > done + 1 && index(hi - 1) > i) --hi;
+  while (index(hi) == i) ++hi;
+  bw_lo_ = done;
+  bw_hi_ = hi;
+  bw_index_ = i;
 }
 
 bool Hbm::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {

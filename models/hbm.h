@@ -8,6 +8,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/fast_div.h"
 #include "models/hbm_timing.h"
 #include "models/memory_config.h"
 #include "models/memory_stats.h"
@@ -33,9 +34,24 @@ class Hbm : public sc_core::sc_module {
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned transport_dbg(tlm::tlm_generic_payload& trans);
 
+  // Adds a completion at cycle `done` to the bandwidth series; inline while it falls in the
+  // window of the previous one.
+  void add_bandwidth(uint64_t done, uint64_t bytes) {
+    if (__builtin_expect(done >= bw_lo_ && done < bw_hi_, 1)) {
+      stats_.bandwidth.bytes[bw_index_] += bytes;
+      return;
+    }
+    add_bandwidth_slow(done, bytes);
+  }
+  void add_bandwidth_slow(uint64_t done, uint64_t bytes);
+
   HbmConfig cfg_;
   sc_core::sc_time tck_;
   uint64_t tck_value_;  // tCK in SystemC time-resolution units
+  DivideBy tck_div_;    // by tck_value_
+  // The cycles [bw_lo_, bw_hi_) whose completions land in bandwidth window bw_index_.
+  uint64_t bw_lo_ = 1, bw_hi_ = 0;
+  size_t bw_index_ = 0;
   SparseStore store_;
   HbmTiming timing_;
   mutable MemoryStats stats_;

@@ -154,6 +154,8 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
     u.queue_base = uint64_t{i} * c.queue_depth;
     if (cfg_.tREFI != 0) u.win_hi = refresh_start(i, 1);
   }
+  hot_[0] = make_hot(false);
+  hot_[1] = make_hot(true);
 }
 
 uint64_t HbmTiming::refresh_offset(uint32_t) const {
@@ -185,7 +187,7 @@ uint64_t HbmTiming::apply_refresh_slow(Unit& u, uint32_t unit, uint64_t t) {
   return std::max(t, end);
 }
 
-inline __attribute__((always_inline)) HbmTiming::Hot HbmTiming::hot(bool write) const {
+HbmTiming::Hot HbmTiming::make_hot(bool write) const {
   const Params& p = params_;
   const uint64_t to_data = write ? p.tWL : p.tCL;
   return Hot{p.tRCD, p.tRP, p.tRAS, p.tFAW, p.tCCD_S, p.tCCD_L, p.tRRD_S, p.tRRD_L, to_data,
@@ -282,7 +284,7 @@ inline __attribute__((always_inline)) HbmTiming::Step HbmTiming::step(const Hot&
 }
 
 BurstTiming HbmTiming::access(uint64_t offset, bool write, uint64_t arrival_cycles) {
-  const Hot k = hot(write);
+  const Hot k = hot_[write];
   const Step s = step(k, bank_index(offset), row_of(offset), arrival_cycles);
   return BurstTiming{s.admit, s.data, s.done, s.outcome};
 }
@@ -292,8 +294,19 @@ RequestTiming HbmTiming::access_request(uint64_t offset, uint64_t len, bool writ
   // Per request: the constants (hot) and, per run of bursts through the lowest address
   // field, one decode; per burst: two adds and the schedule. Every burst arrives at the
   // same cycle; they are scheduled in address order, as one access() each would be.
-  const Hot k = hot(write);
   const uint64_t burst = uint64_t{1} << burst_shift_;
+  RequestTiming r;
+  if ((offset & (burst - 1)) + len <= burst) {
+    // One burst (a core's load or store): no run to decode, and the constants are read in
+    // place, as the one step stores little before it is done with them.
+    const Step s = step(hot_[write], bank_index(offset), row_of(offset), arrival_cycles);
+    r.done_cycles = std::max(arrival_cycles, s.done);
+    r.row_hits = s.outcome == RowOutcome::kHit;
+    r.row_misses = s.outcome == RowOutcome::kMiss;
+    r.row_conflicts = s.outcome == RowOutcome::kConflict;
+    return r;
+  }
+  const Hot k = hot_[write];
   uint64_t a = offset & ~(burst - 1);
   uint64_t left = (offset + len - a + burst - 1) >> burst_shift_;  // bursts
   const unsigned run_shift = params_.run_shift;
@@ -314,7 +327,6 @@ RequestTiming HbmTiming::access_request(uint64_t offset, uint64_t len, bool writ
       row += row_stride;
     }
   }
-  RequestTiming r;
   r.done_cycles = done;
   r.row_hits = counts[static_cast<unsigned>(RowOutcome::kHit)];
   r.row_misses = counts[static_cast<unsigned>(RowOutcome::kMiss)];

@@ -137,9 +137,10 @@ class HbmTiming {
     unsigned queue_depth = 1;
     bool closed_page = false;
   };
-  // What the schedule of one burst reads but never writes, copied from params_ into a local
-  // once per request: the state it stores to is uint64_t too, so members would be reloaded
-  // after every store (they may alias); a local cannot be.
+  // What the schedule of one burst reads but never writes, for a read and for a write
+  // (hot_), copied into a local once per multi-burst request: the state it stores to is
+  // uint64_t too, so members would be reloaded after every store (they may alias); a local
+  // cannot be. A single burst reads hot_ in place.
   struct Hot {
     uint64_t tRCD, tRP, tRAS, tFAW, tCCD_S, tCCD_L, tRRD_S, tRRD_L;
     uint64_t to_data;   // column to first data: CL or tWL
@@ -158,7 +159,7 @@ class HbmTiming {
   // is in progress. The common case (no refresh boundary crossed) is the inline check in
   // step(); this is the rest.
   uint64_t apply_refresh_slow(Unit& u, uint32_t unit, uint64_t t);
-  inline Hot hot(bool write) const;
+  Hot make_hot(bool write) const;
   inline uint32_t bank_index(uint64_t offset) const;  // the flat bank index of a device offset
   uint32_t row_of(uint64_t offset) const {
     return static_cast<uint32_t>((offset >> params_.row_shift) & params_.row_mask);
@@ -174,6 +175,7 @@ class HbmTiming {
   std::vector<Bank> banks_;     // flat bank index: unit * banks + group * banks_per_group + bank
   std::vector<Group> groups_;   // flat group index: unit * bank_groups + group
   std::vector<uint64_t> queue_;  // unit * queue_depth + i
+  Hot hot_[2] = {};               // the constants of a read [0] and of a write [1]
   uint64_t refreshes_ = 0;
 };
 

@@ -69,7 +69,7 @@ void BandwidthSeries::add(double completion_ns, uint64_t n) {
     window_ns *= 2;
     w = completion_ns / window_ns;
   }
-  const size_t i = w <= 0 ? 0 : static_cast<size_t>(w);
+  const size_t i = index_of(completion_ns);
   if (i >= bytes.size()) bytes.resize(i + 1, 0);
   bytes[i] += n;
 }

@@ -50,6 +50,11 @@ struct BandwidthSeries {
   double window_ns = 1000.0;
   std::vector<uint64_t> bytes;
   void add(double completion_ns, uint64_t n);
+  // The window a completion at `completion_ns` falls in (before any coarsening by add()).
+  size_t index_of(double completion_ns) const {
+    const double w = completion_ns / window_ns;
+    return w <= 0 ? 0 : static_cast<size_t>(w);
+  }
 };
 
 struct MemoryStats {

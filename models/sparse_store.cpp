@@ -96,7 +96,7 @@ uint8_t* SparseStore::touch(uint64_t index) {
   return p;
 }
 
-void SparseStore::read(uint64_t offset, void* dst, size_t n) const {
+void SparseStore::read_any(uint64_t offset, void* dst, size_t n) const {
   auto* out = static_cast<uint8_t*>(dst);
   while (n > 0) {
     const uint64_t index = offset >> page_shift_;
@@ -110,7 +110,7 @@ void SparseStore::read(uint64_t offset, void* dst, size_t n) const {
   }
 }
 
-void SparseStore::write(uint64_t offset, const void* src, size_t n) {
+void SparseStore::write_any(uint64_t offset, const void* src, size_t n) {
   const auto* in = static_cast<const uint8_t*>(src);
   while (n > 0) {
     const uint64_t index = offset >> page_shift_;

@@ -37,8 +37,33 @@ class SparseStore {
   uint64_t page_table_bytes() const { return pages_.capacity() * sizeof(pages_[0]); }
 
   // Copies bytes; the caller has checked that [offset, offset + n) lies inside the store.
-  void read(uint64_t offset, void* dst, size_t n) const;
-  void write(uint64_t offset, const void* src, size_t n);
+  // A 4-byte access inside one page (a core's load or store) is inline.
+  void read(uint64_t offset, void* dst, size_t n) const {
+    const uint64_t in_page = offset & (page_bytes_ - 1);
+    if (n == 4 && in_page <= page_bytes_ - 4) {
+      const uint64_t index = offset >> page_shift_;
+      uint32_t v;
+      if (allocated(index)) {
+        std::memcpy(&v, pages_[index] + in_page, 4);
+      } else {
+        // The fill pattern from byte offset % 4 on: a rotation (shift 0 when aligned).
+        const unsigned r = 8 * static_cast<unsigned>(offset & 3);
+        v = r ? (fill_ >> r) | (fill_ << (32 - r)) : fill_;
+      }
+      std::memcpy(dst, &v, 4);
+      return;
+    }
+    read_any(offset, dst, n);
+  }
+  void write(uint64_t offset, const void* src, size_t n) {
+    const uint64_t in_page = offset & (page_bytes_ - 1);
+    const uint64_t index = offset >> page_shift_;
+    if (n == 4 && in_page <= page_bytes_ - 4 && allocated(index)) {
+      std::memcpy(pages_[index] + in_page, src, 4);
+      return;
+    }
+    write_any(offset, src, n);
+  }
   // Writes only the bytes whose enable byte is non-zero (TLM byte enables, repeated with
   // period `be_len` over the data).
   void write_masked(uint64_t offset, const uint8_t* src, size_t n, const uint8_t* be,
@@ -52,6 +77,8 @@ class SparseStore {
   uint8_t* page(uint64_t offset, uint64_t* page_start);
 
  private:
+  void read_any(uint64_t offset, void* dst, size_t n) const;
+  void write_any(uint64_t offset, const void* src, size_t n);
   uint8_t* touch(uint64_t page_index);
   uint8_t* new_page();  // page_bytes of zeroed memory from the current slab
   void fill_bytes(uint64_t offset, uint8_t* dst, size_t n) const;

@@ -159,3 +159,36 @@ TEST_CASE("hbm: statistics count requests, bytes, latency and bandwidth", "[hbm]
   CHECK(s.bandwidth.bytes[5] == 64);
   CHECK(p.mem.interconnect.stats().requests == 17);
 }
+
+TEST_CASE("hbm: the bandwidth series holds every completion, in its window", "[hbm][stats]") {
+  // The model keeps the cycles of the current window and adds inline while completions stay
+  // in it; the series must equal one built by BandwidthSeries::add for every request, with a
+  // clock that is not a whole number of ns, completions that go back in time (several
+  // initiators), and jumps far enough to make the series coarsen its windows.
+  MemoryConfig c;
+  c.hbm.tck_ns = 0.625;
+  c.hbm.stats_window_ns = 7;
+  Platform p(c);
+  BandwidthSeries ref;
+  ref.window_ns = 7;
+  const uint64_t tck_ps = 625;  // the default resolution is 1 ps
+  uint64_t x = 0x9E3779B97F4A7C15ull, at_ps = 0;
+  uint8_t buf[256] = {};
+  for (int i = 0; i < 40000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    switch (x % 20) {
+      case 0: at_ps = at_ps > 50000 ? at_ps - x % 50000 : 0; break;  // an earlier initiator
+      default: at_ps += x % 9000; break;
+    }
+    if (i % 4000 == 3999) at_ps += 100'000'000;  // 100 us later
+    const unsigned len = (x >> 8) % 3 == 0 ? 256 : 4;
+    sc_time d = sc_time::from_value(at_ps);
+    REQUIRE(p.cpu.do_read(kHbm + ((x >> 16) % (1u << 28)), buf, len, d) == tlm::TLM_OK_RESPONSE);
+    REQUIRE(d.value() % tck_ps == 0);
+    ref.add(static_cast<double>(d.value() / tck_ps) * 0.625, len);
+  }
+  const BandwidthSeries& got = p.mem.hbm.stats().bandwidth;
+  CHECK(ref.window_ns > 7);  // coarsened at least once
+  CHECK(got.window_ns == ref.window_ns);
+  CHECK(got.bytes == ref.bytes);
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/fast_div.h"
 #include "models/hbm_timing.h"
 
 using namespace npusim::models;
@@ -214,4 +215,26 @@ TEST_CASE("hbm timing: saturated streams reach the first-principles bandwidths",
   const double random = stream(no_refresh, kRandom);
   CHECK(random < faw_bound);
   CHECK(random > 0.5 * faw_bound);  // FCFS: a bank conflict stalls the requests behind it
+}
+
+TEST_CASE("hbm: division by tCK as a multiply equals the division", "[hbm][timing]") {
+  uint64_t x = 0x243F6A8885A308D3ull;
+  const uint64_t edges[] = {0, 1, 2, 3, 999, 1000, 1001, UINT64_MAX / 2, UINT64_MAX - 1,
+                            UINT64_MAX};
+  for (uint64_t d : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{625}, uint64_t{1000},
+                     uint64_t{1} << 32, (uint64_t{1} << 32) + 1, UINT64_MAX / 3, UINT64_MAX}) {
+    const DivideBy div(d);
+    for (uint64_t n : edges) REQUIRE(div.floor(n) == n / d);
+    for (uint64_t k : {uint64_t{1}, uint64_t{2}, uint64_t{7}}) {
+      // Multiples of d and their neighbours, where a floor is off by one if anywhere.
+      if (d > UINT64_MAX / (1000 * k)) continue;
+      for (uint64_t m = d * k * 1000, e = m + 3; m != e; ++m) REQUIRE(div.floor(m - 2) == (m - 2) / d);
+    }
+    for (int i = 0; i < 20000; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      const uint64_t n = x >> (x % 64);
+      REQUIRE(div.floor(n) == n / d);
+      if (n < UINT64_MAX - d) REQUIRE(div.ceil(n) == (n + d - 1) / d);
+    }
+  }
 }

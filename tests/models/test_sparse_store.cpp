@@ -126,7 +126,7 @@ TEST_CASE("sparse store: reads agree with a flat model of the memory", "[store]"
     // Random mixes, including byte-enabled writes and DMI pointers.
     for (int i = 0; i < 2000; ++i) {
       const uint64_t o = rnd(size - 300), n = 1 + rnd(300);
-      switch (rnd(6)) {
+      switch (rnd(7)) {
         case 0: {
           const uint8_t be[3] = {0xFF, 0, 0xFF};
           std::vector<uint8_t> d(n, static_cast<uint8_t>(++stamp));
@@ -143,6 +143,15 @@ TEST_CASE("sparse store: reads agree with a flat model of the memory", "[store]"
           break;
         }
         case 2: check_read(o, n); break;
+        case 3: {
+          // Word accesses (the inline path), at any byte offset: unaligned, at a page's
+          // last bytes, across two pages, to untouched pages.
+          const uint64_t w = rnd(4) == 0 ? (1 + rnd(size / page - 1)) * page - rnd(6) : o;
+          if (rnd(2)) write(w, 4);
+          check_read(w, 4);
+          check_read(w + 1, 4);
+          break;
+        }
         default: write(o, n); break;
       }
     }
