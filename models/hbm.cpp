@@ -24,6 +24,8 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
       timing_(cfg) {
   if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
+  for (uint64_t k = 0; k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
+    latency_.push_back(sc_core::sc_time::from_value(k * tck_value_));
   bus.register_b_transport(this, &Hbm::b_transport);
   bus.register_get_direct_mem_ptr(this, &Hbm::get_direct_mem_ptr);
   bus.register_transport_dbg(this, &Hbm::transport_dbg);
@@ -56,7 +58,12 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     stats_.row_hits += r.row_hits;
     stats_.row_misses += r.row_misses;
     stats_.row_conflicts += r.row_conflicts;
-    delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);
+    // Arrived on a clock edge: the new delay is the old one plus the latency, from the table.
+    const uint64_t latency = done_cycles - arrival_cycles;
+    if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_.size())
+      delay += latency_[latency];
+    else
+      delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);
     if (write) {
       ++stats_.writes;
       stats_.bytes_written += len;

@@ -4,6 +4,8 @@
 // the banks, so every access goes through b_transport.
 #pragma once
 
+#include <vector>
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -49,6 +51,8 @@ class Hbm : public sc_core::sc_module {
   sc_core::sc_time tck_;
   uint64_t tck_value_;  // tCK in SystemC time-resolution units
   DivideBy tck_div_;    // by tck_value_
+  // latency_[k] = k cycles as an sc_time (sc_time::from_value is an out-of-line call).
+  std::vector<sc_core::sc_time> latency_;
   // The cycles [bw_lo_, bw_hi_) whose completions land in bandwidth window bw_index_.
   uint64_t bw_lo_ = 1, bw_hi_ = 0;
   size_t bw_index_ = 0;

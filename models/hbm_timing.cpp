@@ -295,17 +295,24 @@ RequestTiming HbmTiming::access_request(uint64_t offset, uint64_t len, bool writ
   // field, one decode; per burst: two adds and the schedule. Every burst arrives at the
   // same cycle; they are scheduled in address order, as one access() each would be.
   const uint64_t burst = uint64_t{1} << burst_shift_;
-  RequestTiming r;
   if ((offset & (burst - 1)) + len <= burst) {
     // One burst (a core's load or store): no run to decode, and the constants are read in
     // place, as the one step stores little before it is done with them.
     const Step s = step(hot_[write], bank_index(offset), row_of(offset), arrival_cycles);
+    RequestTiming r;
     r.done_cycles = std::max(arrival_cycles, s.done);
     r.row_hits = s.outcome == RowOutcome::kHit;
     r.row_misses = s.outcome == RowOutcome::kMiss;
     r.row_conflicts = s.outcome == RowOutcome::kConflict;
     return r;
   }
+  return access_bursts(offset, len, write, arrival_cycles);
+}
+
+RequestTiming HbmTiming::access_bursts(uint64_t offset, uint64_t len, bool write,
+                                       uint64_t arrival_cycles) {
+  const uint64_t burst = uint64_t{1} << burst_shift_;
+  RequestTiming r;
   const Hot k = hot_[write];
   uint64_t a = offset & ~(burst - 1);
   uint64_t left = (offset + len - a + burst - 1) >> burst_shift_;  // bursts

@@ -154,6 +154,10 @@ class HbmTiming {
     RowOutcome outcome;
   };
 
+  // access_request() for a request of more than one burst (out of line: its frame would
+  // burden the single burst).
+  __attribute__((noinline)) RequestTiming access_bursts(uint64_t offset, uint64_t len,
+                                                        bool write, uint64_t arrival_cycles);
   uint64_t refresh_offset(uint32_t unit) const;  // where unit's refresh schedule starts
   // Applies every refresh that started at or before `t`; returns t moved past a refresh that
   // is in progress. The common case (no refresh boundary crossed) is the inline check in

@@ -4,27 +4,17 @@
 
 namespace npusim::models {
 
-tlm::tlm_response_status access_store(SparseStore& store, tlm::tlm_generic_payload& trans,
-                                      uint64_t offset) {
+tlm::tlm_response_status access_store_masked(SparseStore& store, tlm::tlm_generic_payload& trans,
+                                             uint64_t offset) {
   const uint64_t len = trans.get_data_length();
-  if (len == 0 || trans.get_data_ptr() == nullptr) return tlm::TLM_GENERIC_ERROR_RESPONSE;
-  if (offset >= store.size() || len > store.size() - offset) return tlm::TLM_ADDRESS_ERROR_RESPONSE;
-  if (trans.get_streaming_width() < len) return tlm::TLM_BURST_ERROR_RESPONSE;
   uint8_t* data = trans.get_data_ptr();
   const uint8_t* be = trans.get_byte_enable_ptr();
   const unsigned be_len = trans.get_byte_enable_length();
-  if (be != nullptr && be_len == 0) return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+  if (be_len == 0) return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
   switch (trans.get_command()) {
-    case tlm::TLM_READ_COMMAND:
-      if (be) store.read_masked(offset, data, len, be, be_len);
-      else store.read(offset, data, len);
-      break;
-    case tlm::TLM_WRITE_COMMAND:
-      if (be) store.write_masked(offset, data, len, be, be_len);
-      else store.write(offset, data, len);
-      break;
-    case tlm::TLM_IGNORE_COMMAND:
-      break;
+    case tlm::TLM_READ_COMMAND: store.read_masked(offset, data, len, be, be_len); break;
+    case tlm::TLM_WRITE_COMMAND: store.write_masked(offset, data, len, be, be_len); break;
+    case tlm::TLM_IGNORE_COMMAND: break;
   }
   return tlm::TLM_OK_RESPONSE;
 }
