@@ -26,9 +26,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
   for (uint64_t k = 0; k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
     latency_.push_back(sc_core::sc_time::from_value(k * tck_value_));
-  bus.register_b_transport(this, &Hbm::b_transport);
-  bus.register_get_direct_mem_ptr(this, &Hbm::get_direct_mem_ptr);
-  bus.register_transport_dbg(this, &Hbm::transport_dbg);
+  bus.bind(*this);
 }
 
 const MemoryStats& Hbm::stats() const {
@@ -95,6 +93,12 @@ void Hbm::add_bandwidth_slow(uint64_t done, uint64_t bytes) {
   bw_index_ = i;
 }
 
+tlm::tlm_sync_enum Hbm::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                        sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) b_transport(trans, delay);
+  return tlm::TLM_COMPLETED;
+}
+
 bool Hbm::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
   // Never: timing depends on bank state. The whole memory is denied so the initiator does
   // not ask again.
@@ -104,7 +108,7 @@ bool Hbm::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
   return false;
 }
 
-unsigned Hbm::transport_dbg(tlm::tlm_generic_payload& trans) {
+unsigned int Hbm::transport_dbg(tlm::tlm_generic_payload& trans) {
   ++stats_.debug_accesses;
   return debug_access(store_, trans, trans.get_address());
 }

@@ -8,7 +8,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "models/fast_div.h"
 #include "models/hbm_timing.h"
@@ -18,9 +17,11 @@
 
 namespace npusim::models {
 
-class Hbm : public sc_core::sc_module {
+// The module is its own forward interface: a plain target socket bound to it saves the
+// simple_target_socket's forwarding layer on every access (docs/performance.md).
+class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<Hbm> bus;
+  tlm::tlm_target_socket<> bus;
 
   Hbm(sc_core::sc_module_name name, const HbmConfig& cfg);
 
@@ -31,10 +32,15 @@ class Hbm : public sc_core::sc_module {
   const HbmTiming& timing() const { return timing_; }
   sc_core::sc_time clock() const { return tck_; }
 
+  // tlm_fw_transport_if. Loosely timed: nb_transport_fw completes a request at once (the
+  // base protocol's early completion) with the delay of b_transport.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+
  private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
-  unsigned transport_dbg(tlm::tlm_generic_payload& trans);
 
   // Adds a completion at cycle `done` to the bandwidth series; inline while it falls in the
   // window of the previous one.

@@ -13,9 +13,7 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const InterconnectConfi
   validate(cfg);
   hop_ = sc_core::sc_time(cfg.clock_ns, sc_core::SC_NS) * static_cast<double>(cfg.hop_latency_cycles);
   for (const auto& r : regions) add_region(r.name, r.base, r.size, r.target, r.target_offset);
-  bus.register_b_transport(this, &Interconnect::b_transport);
-  bus.register_get_direct_mem_ptr(this, &Interconnect::get_direct_mem_ptr);
-  bus.register_transport_dbg(this, &Interconnect::transport_dbg);
+  bus.bind(*this);
   mem.register_invalidate_direct_mem_ptr(this, &Interconnect::invalidate_direct_mem_ptr);
 }
 
@@ -34,7 +32,7 @@ void Interconnect::end_of_elaboration() {
   }
 }
 
-void Interconnect::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+void Interconnect::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   ++stats_.requests;
   const uint64_t addr = trans.get_address();
   const Region* r = map_.decode(addr, trans.get_data_length());
@@ -50,7 +48,13 @@ void Interconnect::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc
   trans.set_address(addr);
 }
 
-bool Interconnect::get_direct_mem_ptr(int, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
+tlm::tlm_sync_enum Interconnect::nb_transport_fw(tlm::tlm_generic_payload& trans,
+                                                 tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) b_transport(trans, delay);
+  return tlm::TLM_COMPLETED;
+}
+
+bool Interconnect::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
   const uint64_t addr = trans.get_address();
   const Region* r = map_.decode(addr, 1);
   if (r == nullptr) {
@@ -84,7 +88,7 @@ bool Interconnect::get_direct_mem_ptr(int, tlm::tlm_generic_payload& trans, tlm:
   return granted;
 }
 
-unsigned Interconnect::transport_dbg(int, tlm::tlm_generic_payload& trans) {
+unsigned int Interconnect::transport_dbg(tlm::tlm_generic_payload& trans) {
   ++stats_.debug_accesses;
   const uint64_t addr = trans.get_address();
   const Region* r = map_.decode(addr, trans.get_data_length());
@@ -103,7 +107,7 @@ void Interconnect::invalidate_direct_mem_ptr(int target, sc_dt::uint64 start, sc
     if (end < t_first || start > t_last) continue;
     const uint64_t s = std::max<uint64_t>(start, t_first) - r.target_offset + r.base;
     const uint64_t e = std::min<uint64_t>(end, t_last) - r.target_offset + r.base;
-    for (unsigned i = 0; i < bus.size(); ++i) bus[static_cast<int>(i)]->invalidate_direct_mem_ptr(s, e);
+    for (int i = 0; i < bus.size(); ++i) bus[i]->invalidate_direct_mem_ptr(s, e);
   }
 }
 

@@ -12,7 +12,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "models/address_map.h"
 #include "models/memory_config.h"
@@ -27,9 +26,14 @@ struct InterconnectStats {
   std::vector<uint64_t> region_requests;  // by index in map().regions()
 };
 
-class Interconnect : public sc_core::sc_module {
+// The module is its own forward interface, behind one target socket that any number of
+// initiators bind to (which initiator called does not matter to the routing): a plain socket
+// saves the multi-socket's callback layer on every access (docs/performance.md).
+class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::multi_passthrough_target_socket<Interconnect> bus;     // initiators bind here
+  using BusSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0,
+                                           sc_core::SC_ONE_OR_MORE_BOUND>;
+  BusSocket bus;                                                    // initiators bind here
   tlm_utils::multi_passthrough_initiator_socket<Interconnect> mem;  // targets, in order
 
   Interconnect(sc_core::sc_module_name name, const InterconnectConfig& cfg,
@@ -43,10 +47,15 @@ class Interconnect : public sc_core::sc_module {
   const InterconnectStats& stats() const { return stats_; }
   sc_core::sc_time hop_latency() const { return hop_; }
 
+  // tlm_fw_transport_if. Loosely timed: nb_transport_fw routes a BEGIN_REQ as b_transport and
+  // completes it at once (the base protocol's early completion).
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+
  private:
-  void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
-  unsigned transport_dbg(int id, tlm::tlm_generic_payload& trans);
   void invalidate_direct_mem_ptr(int target, sc_dt::uint64 start, sc_dt::uint64 end);
   void end_of_elaboration() override;
   size_t region_index(const Region* r) const { return static_cast<size_t>(r - map_.regions().data()); }

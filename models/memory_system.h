@@ -24,7 +24,7 @@ class MemorySystem : public sc_core::sc_module {
   MemorySystem(sc_core::sc_module_name name, const MemoryConfig& cfg);
 
   // The interconnect's target socket: bind initiators here.
-  tlm_utils::multi_passthrough_target_socket<Interconnect>& bus() { return interconnect.bus; }
+  Interconnect::BusSocket& bus() { return interconnect.bus; }
 
   Interconnect interconnect;
   Sram dataram;
