@@ -31,6 +31,9 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
 
 const MemoryStats& Hbm::stats() const {
   stats_.refreshes = timing_.refreshes();
+  stats_.row_hits = rows_.hits();
+  stats_.row_misses = rows_.misses();
+  stats_.row_conflicts = rows_.conflicts();
   return stats_;
 }
 
@@ -51,11 +54,7 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     const uint64_t arrival_cycles = tck_div_.ceil(now + delay.value());
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
-    const RequestTiming r = timing_.access_request(offset, len, write, arrival_cycles);
-    const uint64_t done_cycles = r.done_cycles;
-    stats_.row_hits += r.row_hits;
-    stats_.row_misses += r.row_misses;
-    stats_.row_conflicts += r.row_conflicts;
+    const uint64_t done_cycles = timing_.schedule(offset, len, write, arrival_cycles, rows_);
     // Arrived on a clock edge: the new delay is the old one plus the latency, from the table.
     const uint64_t latency = done_cycles - arrival_cycles;
     if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_.size())

@@ -26,7 +26,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   Hbm(sc_core::sc_module_name name, const HbmConfig& cfg);
 
   const HbmConfig& config() const { return cfg_; }
-  // Refreshes are counted up to the latest access.
+  // Refreshes are counted up to the latest access; the row counts are copied in here.
   const MemoryStats& stats() const;
   SparseStore& store() { return store_; }
   const HbmTiming& timing() const { return timing_; }
@@ -64,6 +64,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   size_t bw_index_ = 0;
   SparseStore store_;
   HbmTiming timing_;
+  RowCounts rows_;  // the row outcomes of every burst
   mutable MemoryStats stats_;
 };
 

@@ -289,8 +289,8 @@ BurstTiming HbmTiming::access(uint64_t offset, bool write, uint64_t arrival_cycl
   return BurstTiming{s.admit, s.data, s.done, s.outcome};
 }
 
-RequestTiming HbmTiming::access_request(uint64_t offset, uint64_t len, bool write,
-                                        uint64_t arrival_cycles) {
+uint64_t HbmTiming::schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
+                             RowCounts& rows) {
   // Per request: the constants (hot) and, per run of bursts through the lowest address
   // field, one decode; per burst: two adds and the schedule. Every burst arrives at the
   // same cycle; they are scheduled in address order, as one access() each would be.
@@ -299,20 +299,15 @@ RequestTiming HbmTiming::access_request(uint64_t offset, uint64_t len, bool writ
     // One burst (a core's load or store): no run to decode, and the constants are read in
     // place, as the one step stores little before it is done with them.
     const Step s = step(hot_[write], bank_index(offset), row_of(offset), arrival_cycles);
-    RequestTiming r;
-    r.done_cycles = std::max(arrival_cycles, s.done);
-    r.row_hits = s.outcome == RowOutcome::kHit;
-    r.row_misses = s.outcome == RowOutcome::kMiss;
-    r.row_conflicts = s.outcome == RowOutcome::kConflict;
-    return r;
+    ++rows.n[static_cast<unsigned>(s.outcome)];
+    return std::max(arrival_cycles, s.done);
   }
-  return access_bursts(offset, len, write, arrival_cycles);
+  return schedule_bursts(offset, len, write, arrival_cycles, rows);
 }
 
-RequestTiming HbmTiming::access_bursts(uint64_t offset, uint64_t len, bool write,
-                                       uint64_t arrival_cycles) {
+uint64_t HbmTiming::schedule_bursts(uint64_t offset, uint64_t len, bool write,
+                                    uint64_t arrival_cycles, RowCounts& rows) {
   const uint64_t burst = uint64_t{1} << burst_shift_;
-  RequestTiming r;
   const Hot k = hot_[write];
   uint64_t a = offset & ~(burst - 1);
   uint64_t left = (offset + len - a + burst - 1) >> burst_shift_;  // bursts
@@ -334,11 +329,8 @@ RequestTiming HbmTiming::access_bursts(uint64_t offset, uint64_t len, bool write
       row += row_stride;
     }
   }
-  r.done_cycles = done;
-  r.row_hits = counts[static_cast<unsigned>(RowOutcome::kHit)];
-  r.row_misses = counts[static_cast<unsigned>(RowOutcome::kMiss)];
-  r.row_conflicts = counts[static_cast<unsigned>(RowOutcome::kConflict)];
-  return r;
+  for (unsigned i = 0; i < 3; ++i) rows.n[i] += counts[i];
+  return done;
 }
 
 }  // namespace npusim::models

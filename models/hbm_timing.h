@@ -74,6 +74,14 @@ struct RequestTiming {
   uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
 };
 
+// Bursts per row outcome, indexed by RowOutcome.
+struct RowCounts {
+  uint64_t n[3] = {0, 0, 0};
+  uint64_t hits() const { return n[static_cast<unsigned>(RowOutcome::kHit)]; }
+  uint64_t misses() const { return n[static_cast<unsigned>(RowOutcome::kMiss)]; }
+  uint64_t conflicts() const { return n[static_cast<unsigned>(RowOutcome::kConflict)]; }
+};
+
 class HbmTiming {
  public:
   // Throws std::invalid_argument unless every geometry count is a power of two (the address
@@ -85,7 +93,16 @@ class HbmTiming {
   // Schedules the bursts covering [offset, offset + len) (len >= 1), all arriving at
   // `arrival_cycles`, in address order. Identical to calling access() for each burst.
   RequestTiming access_request(uint64_t offset, uint64_t len, bool write,
-                               uint64_t arrival_cycles);
+                               uint64_t arrival_cycles) {
+    RowCounts rows;
+    const uint64_t done = schedule(offset, len, write, arrival_cycles, rows);
+    return RequestTiming{done, rows.hits(), rows.misses(), rows.conflicts()};
+  }
+  // The same, for the model's own use: returns the completion cycle and adds the bursts'
+  // row outcomes to `rows` (nothing returned through memory: a struct returned from an
+  // out-of-line call is stored in pieces and read back whole, which stalls the reader).
+  uint64_t schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
+                    RowCounts& rows);
   const HbmAddressMap& address_map() const { return map_; }
   uint64_t refreshes() const { return refreshes_; }
   // The refresh window [start, start + tRFC) of refresh k >= 1 of unit u.
@@ -154,10 +171,10 @@ class HbmTiming {
     RowOutcome outcome;
   };
 
-  // access_request() for a request of more than one burst (out of line: its frame would
-  // burden the single burst).
-  __attribute__((noinline)) RequestTiming access_bursts(uint64_t offset, uint64_t len,
-                                                        bool write, uint64_t arrival_cycles);
+  // schedule() for a request of more than one burst (out of line: its frame would burden
+  // the single burst).
+  __attribute__((noinline)) uint64_t schedule_bursts(uint64_t offset, uint64_t len, bool write,
+                                                     uint64_t arrival_cycles, RowCounts& rows);
   uint64_t refresh_offset(uint32_t unit) const;  // where unit's refresh schedule starts
   // Applies every refresh that started at or before `t`; returns t moved past a refresh that
   // is in progress. The common case (no refresh boundary crossed) is the inline check in
