@@ -31,9 +31,8 @@ void AddressMap::add(const Region& r) {
   last_ = nullptr;
 }
 
-const Region* AddressMap::decode(uint64_t addr, uint64_t len) const {
+const Region* AddressMap::decode_search(uint64_t addr, uint64_t len) const {
   if (len == 0) len = 1;
-  if (last_ && last_->contains(addr, len)) return last_;
   auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
                              [](uint64_t a, const Region& x) { return a < x.base; });
   if (it == regions_.begin()) return nullptr;

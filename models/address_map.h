@@ -27,10 +27,15 @@ class AddressMap {
   // wraps around the address space, or overlap with a region already in the map.
   void add(const Region& r);
   // The region holding all of [addr, addr + len) (len 0 counts as 1), or nullptr.
-  const Region* decode(uint64_t addr, uint64_t len) const;
+  const Region* decode(uint64_t addr, uint64_t len) const {
+    // Inline: the region of the previous access.
+    if (last_ && last_->contains(addr, len ? len : 1)) return last_;
+    return decode_search(addr, len);
+  }
   const std::vector<Region>& regions() const { return regions_; }  // sorted by base
 
  private:
+  const Region* decode_search(uint64_t addr, uint64_t len) const;
   std::vector<Region> regions_;
   mutable const Region* last_ = nullptr;
 };

@@ -24,6 +24,7 @@ void Interconnect::add_region(const std::string& name, uint64_t base, uint64_t s
 }
 
 void Interconnect::end_of_elaboration() {
+  bind_blocking();
   for (const auto& r : map_.regions()) {
     if (r.target >= static_cast<unsigned>(mem.size()))
       throw std::invalid_argument(fmt::format(
@@ -44,8 +45,14 @@ void Interconnect::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
   }
   ++stats_.region_requests[region_index(r)];
   trans.set_address(r->to_target(addr));
-  mem[static_cast<int>(r->target)]->b_transport(trans, delay);
+  if (__builtin_expect(r->target >= blocking_.size(), 0)) bind_blocking();
+  blocking_[r->target]->b_transport(trans, delay);
   trans.set_address(addr);
+}
+
+void Interconnect::bind_blocking() {
+  blocking_.clear();
+  for (unsigned i = 0; i < mem.size(); ++i) blocking_.push_back(mem[static_cast<int>(i)]);
 }
 
 tlm::tlm_sync_enum Interconnect::nb_transport_fw(tlm::tlm_generic_payload& trans,

@@ -60,6 +60,12 @@ class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<
   void end_of_elaboration() override;
   size_t region_index(const Region* r) const { return static_cast<size_t>(r - map_.regions().data()); }
 
+  // The targets' blocking interfaces, looked up once at the end of elaboration (or at the
+  // first access, if earlier): a call through `mem[i]` first converts to the virtual base
+  // that declares b_transport.
+  std::vector<tlm::tlm_blocking_transport_if<>*> blocking_;
+  void bind_blocking();
+
   InterconnectConfig cfg_;
   sc_core::sc_time hop_;
   AddressMap map_;
