@@ -298,7 +298,14 @@ uint64_t HbmTiming::schedule(uint64_t offset, uint64_t len, bool write, uint64_t
   if ((offset & (burst - 1)) + len <= burst) {
     // One burst (a core's load or store): no run to decode, and the constants are read in
     // place, as the one step stores little before it is done with them.
-    const Step s = step(hot_[write], bank_index(offset), row_of(offset), arrival_cycles);
+    // Consecutive words of one burst (a core reading an array) decode once.
+    const uint64_t b = offset >> burst_shift_;
+    if (b != last_burst_) {
+      last_burst_ = b;
+      last_bank_ = bank_index(offset);
+      last_row_ = row_of(offset);
+    }
+    const Step s = step(hot_[write], last_bank_, last_row_, arrival_cycles);
     ++rows.n[static_cast<unsigned>(s.outcome)];
     return std::max(arrival_cycles, s.done);
   }

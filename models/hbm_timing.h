@@ -197,6 +197,9 @@ class HbmTiming {
   std::vector<Group> groups_;   // flat group index: unit * bank_groups + group
   std::vector<uint64_t> queue_;  // unit * queue_depth + i
   Hot hot_[2] = {};               // the constants of a read [0] and of a write [1]
+  // The burst (offset >> burst shift) of the last single-burst request, and its decode.
+  uint64_t last_burst_ = UINT64_MAX;
+  uint32_t last_bank_ = 0, last_row_ = 0;
   uint64_t refreshes_ = 0;
 };
 
