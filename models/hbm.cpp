@@ -83,10 +83,17 @@ void Hbm::add_bandwidth_slow(uint64_t done, uint64_t bytes) {
   // (monotonic in the cycle): from `done` up to the first cycle of the next window.
   const size_t i = bw.index_of(static_cast<double>(done) * tck);
   auto index = [&](uint64_t c) { return bw.index_of(static_cast<double>(c) * tck); };
-  uint64_t hi = static_cast<uint64_t>(static_cast<double>(i + 1) * bw.window_ns / tck);
-  hi = std::max(hi, done + 1);
-  while (hi > done + 1 && index(hi - 1) > i) --hi;
-  while (index(hi) == i) ++hi;
+  // Start from the estimate of the next window's first cycle, step back while it overshoots
+  // and forward while it undershoots; the steps are bounded, and a range that stops short is
+  // still right (only the cycles checked to be in window i are in it).
+  uint64_t hi = done + 1;
+  const double estimate = static_cast<double>(i + 1) * bw.window_ns / tck;
+  if (estimate > static_cast<double>(done + 1) && estimate < 1e18) {
+    hi = static_cast<uint64_t>(estimate);
+    for (int k = 0; k < 64 && hi > done + 1 && index(hi - 1) > i; ++k) --hi;
+    if (index(hi - 1) > i) hi = done + 1;
+  }
+  for (int k = 0; k < 64 && index(hi) == i; ++k) ++hi;
   bw_lo_ = done;
   bw_hi_ = hi;
   bw_index_ = i;
