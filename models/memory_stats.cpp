@@ -30,32 +30,66 @@ void LatencyHistogram::record_slow(uint64_t v) {
   const size_t b = bucket(v);
   if (b >= bins_.size()) bins_.resize(std::max<size_t>(b + 1, 64), 0);
   ++bins_[b];
-  ++count_;
-  sum_ += v;
-  max_ = std::max(max_, v);
-  min_ = std::min(min_, v);
+  if (v >= kExact) {
+    ++big_count_;
+    big_sum_ += v;
+    big_max_ = std::max(big_max_, v);
+    big_min_ = std::min(big_min_, v);
+  }
+  fast_limit_ = exact_bins();
+}
+
+uint64_t LatencyHistogram::count() const {
+  uint64_t n = big_count_;
+  for (size_t b = 0, e = exact_bins(); b < e; ++b) n += bins_[b];
+  return n;
+}
+
+double LatencyHistogram::mean() const {
+  uint64_t n = big_count_, sum = big_sum_;
+  for (size_t b = 0, e = exact_bins(); b < e; ++b) {
+    n += bins_[b];
+    sum += b * bins_[b];
+  }
+  return n ? static_cast<double>(sum) / static_cast<double>(n) : 0.0;
+}
+
+uint64_t LatencyHistogram::max() const {
+  if (big_count_) return big_max_;
+  for (size_t b = exact_bins(); b > 0; --b)
+    if (bins_[b - 1]) return b - 1;
+  return 0;
+}
+
+uint64_t LatencyHistogram::min() const {
+  for (size_t b = 0, e = exact_bins(); b < e; ++b)
+    if (bins_[b]) return b;
+  return big_count_ ? big_min_ : 0;
 }
 
 uint64_t LatencyHistogram::percentile(double q) const {
-  if (count_ == 0) return 0;
+  const uint64_t n = count();
+  if (n == 0) return 0;
   q = std::clamp(q, 0.0, 1.0);
-  uint64_t need = static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
+  uint64_t need = static_cast<uint64_t>(std::ceil(q * static_cast<double>(n)));
   need = std::max<uint64_t>(need, 1);
+  const uint64_t lo = min(), hi = max();
   uint64_t seen = 0;
   for (size_t b = 0; b < bins_.size(); ++b) {
     seen += bins_[b];
-    if (seen >= need) return std::min(std::max(bucket_floor(b), min()), max_);
+    if (seen >= need) return std::min(std::max(bucket_floor(b), lo), hi);
   }
-  return max_;
+  return hi;
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& o) {
   if (o.bins_.size() > bins_.size()) bins_.resize(o.bins_.size(), 0);
   for (size_t b = 0; b < o.bins_.size(); ++b) bins_[b] += o.bins_[b];
-  count_ += o.count_;
-  sum_ += o.sum_;
-  max_ = std::max(max_, o.max_);
-  min_ = std::min(min_, o.min_);
+  big_count_ += o.big_count_;
+  big_sum_ += o.big_sum_;
+  big_max_ = std::max(big_max_, o.big_max_);
+  big_min_ = std::min(big_min_, o.big_min_);
+  fast_limit_ = exact_bins();
 }
 
 void BandwidthSeries::add(double completion_ns, uint64_t n) {

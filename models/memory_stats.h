@@ -15,21 +15,18 @@ class LatencyHistogram {
   static constexpr uint64_t kExact = 4096;
 
   void record(uint64_t cycles) {
-    // Inline fast path: an exact bucket that already exists.
-    if (__builtin_expect(cycles < bins_.size() && cycles < kExact, 1)) {
+    // Inline fast path: an exact bucket that already exists. Count, sum, minimum and
+    // maximum of exact values follow from their buckets when asked for.
+    if (__builtin_expect(cycles < fast_limit_, 1)) {
       ++bins_[cycles];
-      ++count_;
-      sum_ += cycles;
-      max_ = cycles > max_ ? cycles : max_;
-      min_ = cycles < min_ ? cycles : min_;
       return;
     }
     record_slow(cycles);
   }
-  uint64_t count() const { return count_; }
-  uint64_t max() const { return max_; }
-  uint64_t min() const { return count_ ? min_ : 0; }
-  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  uint64_t count() const;
+  uint64_t max() const;
+  uint64_t min() const;  // 0 when empty
+  double mean() const;   // 0 when empty
   // The smallest recorded value v such that at least fraction q of the samples are <= v
   // (rounded down to its bucket above kExact). q in [0, 1]; 0 when empty.
   uint64_t percentile(double q) const;
@@ -39,9 +36,12 @@ class LatencyHistogram {
   void record_slow(uint64_t cycles);
   static size_t bucket(uint64_t v);
   static uint64_t bucket_floor(size_t b);
+  size_t exact_bins() const { return bins_.size() < kExact ? bins_.size() : kExact; }
 
   std::vector<uint64_t> bins_;
-  uint64_t count_ = 0, sum_ = 0, max_ = 0, min_ = UINT64_MAX;
+  uint64_t fast_limit_ = 0;  // exact_bins()
+  // Values >= kExact share buckets: their count, sum, maximum and minimum are kept here.
+  uint64_t big_count_ = 0, big_sum_ = 0, big_max_ = 0, big_min_ = UINT64_MAX;
 };
 
 // Bytes completed per fixed window of simulated time (the window is the model's

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "models/address_map.h"
 #include "models/memory_stats.h"
@@ -60,4 +63,44 @@ TEST_CASE("latency histogram: exact percentiles below 4096, bounded error above"
   REQUIRE(p >= 1'000'000 - 1'000'000 / 64);
   LatencyHistogram empty;
   REQUIRE(empty.percentile(0.99) == 0);
+}
+
+TEST_CASE("latency histogram: count, mean, min, max and merge against a list of the values",
+          "[stats]") {
+  // The fast path only bumps a bucket; the summaries come from the buckets (exact values) and
+  // the counters of values >= 4096. Compared with the plain list of recorded values.
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  auto rnd = [&](uint64_t n) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return x % n;
+  };
+  for (int round = 0; round < 20; ++round) {
+    LatencyHistogram a, b;
+    std::vector<uint64_t> all;
+    const int n = static_cast<int>(rnd(3000));
+    for (int i = 0; i < n; ++i) {
+      const uint64_t v = rnd(10) == 0 ? 4096 + rnd(1'000'000) : (round % 3 ? rnd(300) : rnd(5000));
+      (rnd(2) ? a : b).record(v);
+      all.push_back(v);
+    }
+    a.merge(b);
+    INFO("round " << round << ", " << all.size() << " values");
+    REQUIRE(a.count() == all.size());
+    if (all.empty()) {
+      CHECK(a.min() == 0);
+      CHECK(a.max() == 0);
+      CHECK(a.mean() == 0.0);
+      continue;
+    }
+    std::sort(all.begin(), all.end());
+    CHECK(a.min() == all.front());
+    CHECK(a.max() == all.back());
+    double sum = 0;
+    for (uint64_t v : all) sum += static_cast<double>(v);
+    CHECK(a.mean() == Approx(sum / static_cast<double>(all.size())));
+    for (double q : {0.01, 0.5, 0.9, 0.99}) {
+      const uint64_t want = all[static_cast<size_t>(std::ceil(q * static_cast<double>(all.size()))) - 1];
+      if (want < LatencyHistogram::kExact) CHECK(a.percentile(q) == want);
+    }
+  }
 }
