@@ -429,10 +429,7 @@ class Heap {
     // First fit; the tail sentinel's size 0xffffffff stops the walk.
     while (csize < need) {
       ++steps;
-      if (--guard == 0) {
-        if constexpr (A::kMayBail) return false;
-        throw HeapCorrupted(corrupt_msg("free list"));
-      }
+      if (!walk_on<A>(guard, "free list")) return false;
       prev = curr;
       curr = a.ld(curr + blk::kNext);
       if (!a.desc(curr)) return false;
@@ -514,10 +511,7 @@ class Heap {
       if (!a.desc(block)) return false;
       next = a.ld(block + blk::kNext);
       if (a.ld(block + blk::kAlignedBuffer) == ptr) break;
-      if (--guard == 0) {
-        if constexpr (A::kMayBail) return false;
-        throw HeapCorrupted(corrupt_msg("alloc list"));
-      }
+      if (!walk_on<A>(guard, "alloc list")) return false;
       prev = block;
       block = next;
     }
@@ -539,6 +533,15 @@ class Heap {
     return true;
   }
 
+  // One more step of a list walk, within its bound? Past the bound the Checked policy throws
+  // HeapCorrupted; the Direct one answers false, and its caller bails (the Checked rerun
+  // throws at the same step).
+  template <class A>
+  bool walk_on(uint32_t& guard, const char* list) {
+    if (--guard != 0) return true;
+    if constexpr (!A::kMayBail) throw HeapCorrupted(corrupt_msg(list));
+    return false;
+  }
   template <class A>
   void add(A& a, uint32_t field, uint32_t delta) {
     a.st(m_ + field, a.ld(m_ + field) + delta);
@@ -562,10 +565,7 @@ class Heap {
     uint32_t steps = 0;
     while (next_buf < nbuf) {
       ++steps;
-      if (--guard == 0) {
-        if constexpr (A::kMayBail) return false;
-        throw HeapCorrupted(corrupt_msg("free list"));
-      }
+      if (!walk_on<A>(guard, "free list")) return false;
       block = next;
       bbuf = next_buf;
       next = a.ld(block + blk::kNext);
