@@ -54,7 +54,6 @@ void HostMemory::set_hot(uint64_t addr) {
       hot_word_limit_ = r.size >= 4 ? r.size - 4 : 0;
       hot_host_ = r.bytes;
       hot_bias_ = reinterpret_cast<uintptr_t>(r.bytes) - r.base;
-      window_ = Window{hot_bias_, r.base, r.size};
       return;
     }
   }

@@ -13,7 +13,7 @@
 //
 // and optionally
 //
-//   const Window& window() const;                   // {bias, lo, span}: a region of device
+//   Window   window() const;                        // {bias, lo, span}: a region of device
 //                                                   // memory the allocator may load and store
 //                                                   // directly at host address bias + addr
 //
@@ -97,12 +97,13 @@ class HostMemory {
   uint64_t compute_cycles() const { return compute_cycles_; }
 
   // The hot region as a window for direct access: device address `addr` in
-  // [lo, lo + span) is host byte `bias + addr`. span is 0 while no region is hot.
+  // [lo, lo + span) is host byte `bias + addr`. span is 0 while no region is hot (and lo is
+  // ~0 while the hot region is too small for a word).
   struct Window {
     uintptr_t bias;
     uint64_t lo, span;
   };
-  const Window& window() const { return window_; }
+  Window window() const { return Window{hot_bias_, hot_lo_, hot_span_}; }
 
  private:
   // Fast path: one compare against the hot region (the first region added, or the one
@@ -138,7 +139,6 @@ class HostMemory {
   // runs beside the load, predicted).
   uintptr_t hot_bias_ = 0;
   uint64_t hot_anchor_ = 0;  // an address inside the hot region
-  Window window_{0, ~uint64_t{0}, 0};
   uint64_t compute_cycles_ = 0;
 };
 

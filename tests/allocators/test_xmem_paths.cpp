@@ -193,7 +193,7 @@ struct Counting {
   void read(uint64_t a, void* d, size_t n) { m.read(a, d, n); }
   void write(uint64_t a, const void* s, size_t n) { m.write(a, s, n); }
   void compute(uint64_t c) { m.compute(c); }
-  const HostMemory::Window& window() const { return m.window(); }
+  HostMemory::Window window() const { return m.window(); }
 };
 
 TEST_CASE("xmem Direct path serves a healthy heap on the replay layout", "[xmem][paths]") {
