@@ -24,7 +24,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
       timing_(cfg) {
   if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
-  for (uint64_t k = 0; k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
+  for (uint64_t k = 0; tck_value_ != 0 && k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
     latency_.push_back(sc_core::sc_time::from_value(k * tck_value_));
   bus.bind(*this);
 }
