@@ -32,6 +32,16 @@ std::vector<double> marker_times(const RunResult& r, const std::string& text) {
   return v;
 }
 
+// The message with which loading `yaml` (as file s.yaml) fails, or "no error".
+std::string parse_error(const std::string& yaml) {
+  try {
+    snitch::parse(yaml, "s.yaml");
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("snitch barrier: every core leaves at the last arrival plus barrier_cycles") {
@@ -188,22 +198,14 @@ program:
 }
 
 TEST_CASE("snitch scenario errors name file and line and column") {
-  auto err = [](const std::string& yaml) {
-    try {
-      snitch::parse(yaml, "s.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(err("program:\n  - allocate: 4\n"), Catch::Contains("s.yaml:2:5") && Catch::Contains("unknown step 'allocate'"));
-  CHECK_THAT(err("program:\n  - load: buf\n"), Catch::Contains("s.yaml:2:11") && Catch::Contains("'buf' is used before"));
-  CHECK_THAT(err("program:\n  - compute: \"3 +\"\n"), Catch::Contains("s.yaml:2:14") && Catch::Contains("expected a number"));
-  CHECK_THAT(err("program:\n  - compute: 4 / 0\n"), Catch::Contains("division by zero"));
-  CHECK_THAT(err("program:\n  - barrier: everyone\n"), Catch::Contains("cluster or global"));
-  CHECK_THAT(err("policies: {on_trap: ignore}\nprogram: []\n"), Catch::Contains("stop_core or record"));
-  CHECK_THAT(err("program:\n  - l1_alloc: {size: 8, as: core}\n"), Catch::Contains("built-in"));
-  CHECK(err("program:\n  - l1_alloc: {size: 8, as: a}\n  - load: a + 8 * core\n") == "no error");
+  CHECK_THAT(parse_error("program:\n  - allocate: 4\n"), Catch::Contains("s.yaml:2:5") && Catch::Contains("unknown step 'allocate'"));
+  CHECK_THAT(parse_error("program:\n  - load: buf\n"), Catch::Contains("s.yaml:2:11") && Catch::Contains("'buf' is used before"));
+  CHECK_THAT(parse_error("program:\n  - compute: \"3 +\"\n"), Catch::Contains("s.yaml:2:14") && Catch::Contains("expected a number"));
+  CHECK_THAT(parse_error("program:\n  - compute: 4 / 0\n"), Catch::Contains("division by zero"));
+  CHECK_THAT(parse_error("program:\n  - barrier: everyone\n"), Catch::Contains("cluster or global"));
+  CHECK_THAT(parse_error("policies: {on_trap: ignore}\nprogram: []\n"), Catch::Contains("stop_core or record"));
+  CHECK_THAT(parse_error("program:\n  - l1_alloc: {size: 8, as: core}\n"), Catch::Contains("built-in"));
+  CHECK(parse_error("program:\n  - l1_alloc: {size: 8, as: a}\n  - load: a + 8 * core\n") == "no error");
 }
 
 TEST_CASE("snitch platform errors name the key and value") {
@@ -309,21 +311,13 @@ program:
 }
 
 TEST_CASE("snitch: nested and oversized expressions and address lists are refused at load") {
-  auto err = [](const std::string& yaml) {
-    try {
-      snitch::parse(yaml, "s.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(err("program:\n  - compute: \"" + std::string(40, '(') + "1" + std::string(40, ')') + "\"\n"),
+  CHECK_THAT(parse_error("program:\n  - compute: \"" + std::string(40, '(') + "1" + std::string(40, ')') + "\"\n"),
              Catch::Contains("nested more than 32 deep"));
-  CHECK_THAT(err("program:\n  - compute: \"" + std::string(200, '-') + "1\"\n"), Catch::Contains("nested"));
-  CHECK_THAT(err("program:\n  - stream: {load: [0x10000000, 0x10000008, 0x10000010, 0x10000018, 0x10000020, "
+  CHECK_THAT(parse_error("program:\n  - compute: \"" + std::string(200, '-') + "1\"\n"), Catch::Contains("nested"));
+  CHECK_THAT(parse_error("program:\n  - stream: {load: [0x10000000, 0x10000008, 0x10000010, 0x10000018, 0x10000020, "
                  "0x10000028, 0x10000030, 0x10000038, 0x10000040]}\n"),
              Catch::Contains("1 to 8 addresses"));
-  CHECK_THAT(err("program: [barrier]\ncores:\n  \"123456789012345678901234567890\": [barrier]\n"),
+  CHECK_THAT(parse_error("program: [barrier]\ncores:\n  \"123456789012345678901234567890\": [barrier]\n"),
              Catch::Contains("core index"));
 }
 
