@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "sim/run_observers.h"
-#include "sim/scenario_runner.h"
+#include "sim/run/run_observers.h"
+#include "sim/run/scenario_runner.h"
 
 using namespace npusim::sim;
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "sim/snitch_run.h"
+#include "sim/run/snitch_run.h"
 
 using namespace npusim::sim;
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/chrome_trace.h"
-#include "sim/vcd_writer.h"
+#include "sim/output/chrome_trace.h"
+#include "sim/output/vcd_writer.h"
 
 using npusim::sim::ChromeTrace;
 using npusim::sim::VcdWriter;

@@ -10,8 +10,8 @@
 
 #include "allocators/memory_port.h"
 #include "allocators/snitch/alloc_v2.h"
-#include "sim/heap_replay.h"
-#include "sim/snitch_replay.h"
+#include "sim/tools/heap_replay.h"
+#include "sim/tools/snitch_replay.h"
 
 using namespace npusim::alloc;
 using namespace npusim::alloc::snitch;

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/heap_replay.h"
-#include "sim/scenario.h"
-#include "sim/snitch_scenario.h"
+#include "sim/tools/heap_replay.h"
+#include "sim/input/scenario.h"
+#include "sim/input/snitch_scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "firmware/torch/runtime.h"
-#include "sim/heap_replay.h"
-#include "sim/scenario.h"
+#include "sim/tools/heap_replay.h"
+#include "sim/input/scenario.h"
 
 torch::Tensor relu_forward_tcm(const torch::Tensor& t_in);
 torch::Tensor relu_forward_standard(const torch::Tensor& t_in);

@@ -1,0 +1,68 @@
+// `npusim traffic`: the command line of sim/traffic.h.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "models/memory_config.h"
+#include "sim/cli/commands.h"
+#include "sim/tools/heap_replay.h"
+#include "sim/tools/traffic.h"
+
+namespace npusim::sim {
+
+void register_traffic_command(CLI::App& app, Commands& cmds) {
+  auto* t = app.add_subcommand(
+      "traffic", "Characterise a memory: bandwidth, latency and row hits of a request pattern");
+  struct Args {
+    TrafficOptions opt;
+    std::string requests, size, outstanding, seed, span;
+    double rate = 0;
+    std::vector<std::string> sets;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  t->add_option("--memory", a->opt.memory, "hbm | dataram")->check(CLI::IsMember({"hbm", "dataram"}));
+  t->add_option("--pattern", a->opt.pattern, "seq | random | stride:BYTES");
+  t->add_option("--requests", a->requests, "Number of requests (default 100000)");
+  t->add_option("--size", a->size, "Bytes per request (default 64)");
+  t->add_option("--outstanding", a->outstanding,
+                "Requests in flight; 0 = as many as the memory queues (default)");
+  auto* rate = t->add_option("--rate", a->rate, "Issue rate limit, requests per memory cycle");
+  t->add_option("--read-ratio", a->opt.read_ratio, "Fraction of reads (default 1)");
+  t->add_option("--seed", a->seed, "Seed of the random pattern and the read/write mix");
+  t->add_option("--span", a->span,
+                "Bytes of the memory the pattern covers (default: all of it for reads, "
+                "at most 1 GiB when writing)");
+  t->add_option("--platform", a->opt.platform, "Memory configuration YAML (models/hbm2.yaml)");
+  t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
+      ->take_all();
+  t->add_flag("--json", a->json, "One JSON object instead of the table");
+  t->callback([a, rate, &cmds] {
+    auto number = [](const std::string& opt, const std::string& v) {
+      auto n = parse_number(v);
+      if (!n) throw CLI::ValidationError(opt, "'" + v + "' is not a decimal or 0x-hex number");
+      return *n;
+    };
+    if (!a->requests.empty()) a->opt.requests = number("--requests", a->requests);
+    if (!a->size.empty()) a->opt.size = number("--size", a->size);
+    if (!a->outstanding.empty()) a->opt.outstanding = number("--outstanding", a->outstanding);
+    if (!a->seed.empty()) a->opt.seed = number("--seed", a->seed);
+    if (!a->span.empty()) a->opt.span = number("--span", a->span);
+    if (rate->count() > 0) a->opt.rate = a->rate;
+    try {
+      for (const auto& s : a->sets) a->opt.overrides.push_back(models::parse_override(s));
+      const TrafficResult r = run_traffic(a->opt);
+      if (a->json) print_json(r, std::cout);
+      else print_text(r, std::cout);
+      cmds.exit_code = 0;
+    } catch (const models::ConfigError& e) {
+      std::cerr << "npusim: error: " << e.what() << '\n';
+      cmds.exit_code = 2;
+    } catch (const TrafficError& e) {
+      std::cerr << "npusim: error: " << e.what() << '\n';
+      cmds.exit_code = 2;
+    }
+  });
+}
+
+}  // namespace npusim::sim

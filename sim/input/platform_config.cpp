@@ -1,0 +1,291 @@
+#include "sim/input/platform_config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "allocators/neuron/neuron_layout.h"
+#include "models/memory_config.h"
+#include "sim/tools/heap_replay.h"
+
+namespace npusim::sim {
+
+extern const char* const kProfileNeuronGpsimd;  // generated from sim/platforms/*.yaml
+
+std::string builtin_profile(const std::string& name) {
+  if (name == "neuron-gpsimd") return kProfileNeuronGpsimd;
+  return {};
+}
+std::vector<std::string> builtin_profile_names() { return {"neuron-gpsimd"}; }
+
+namespace {
+
+using Setter = std::function<std::optional<std::string>(const std::string&)>;
+
+template <class T>
+Setter uint_setter(T& dst, uint64_t max = UINT64_MAX) {
+  return [&dst, max](const std::string& v) -> std::optional<std::string> {
+    auto n = parse_size(v);
+    if (!n) return "expected a non-negative integer (decimal, 0x-hex, KiB/MiB/GiB)";
+    if (*n > max) return fmt::format("must be at most {}", max);
+    dst = static_cast<T>(*n);
+    return std::nullopt;
+  };
+}
+Setter double_setter(double& dst) {
+  return [&dst](const std::string& v) -> std::optional<std::string> {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !(d > 0)) return "expected a positive number";
+    dst = d;
+    return std::nullopt;
+  };
+}
+Setter bool_setter(bool& dst) {
+  return [&dst](const std::string& v) -> std::optional<std::string> {
+    if (v == "true" || v == "yes" || v == "on") dst = true;
+    else if (v == "false" || v == "no" || v == "off") dst = false;
+    else return "expected true or false";
+    return std::nullopt;
+  };
+}
+
+std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
+  auto& l = c.firmware.layout;
+  auto& f = c.firmware;
+  std::map<std::string, Setter> t = {
+      {"core.clock_ghz", double_setter(c.core.clock_ghz)},
+      {"core.quantum_cycles", uint_setter(c.core.quantum_cycles, 1ull << 32)},
+      {"core.vector_bytes", uint_setter(c.core.vector_bytes, 4096)},
+      {"core.use_dmi", bool_setter(c.core.use_dmi)},
+      {"dma.channels", uint_setter(c.dma.channels, 64)},
+      {"dma.burst_bytes", uint_setter(c.dma.burst_bytes, 1u << 20)},
+      {"dma.outstanding", uint_setter(c.dma.outstanding, 256)},
+      {"dma.clock_ns", double_setter(c.dma.clock_ns)},
+      {"dma.setup_cycles", uint_setter(c.dma.setup_cycles, 1ull << 32)},
+      {"dma.on_violation_record",
+       [&c](const std::string& v) -> std::optional<std::string> {
+         if (v == "complete") c.dma.complete_violating = true;
+         else if (v == "reject") c.dma.complete_violating = false;
+         else return "expected complete or reject";
+         return std::nullopt;
+       }},
+      {"heaps.data_scratch", uint_setter(l.data_scratch, 0xffffffffu)},
+      {"heaps.dataram_size", uint_setter(l.dataram_size, 0xffffffffu)},
+      {"heaps.bss_offset", uint_setter(l.bss_offset, 0xffffffffu)},
+      {"heaps.hbm_scratch", uint_setter(l.hbm_scratch)},
+      {"heaps.hbm_scratch_size", uint_setter(l.hbm_scratch_size, 0xffffffffu)},
+      {"heaps.hbm_window", uint_setter(l.hbm_window, 0xffffffffu)},
+      {"heaps.hbm_pool_offset", uint_setter(l.hbm_pool_offset, 0xffffffffu)},
+      {"heaps.hbm_header_offset", uint_setter(l.hbm_header_offset, 0xffffffffu)},
+      {"heaps.dataram_pool_offset", uint_setter(l.dataram_pool_offset, 0xffffffffu)},
+      {"heaps.dataram_pool_size", uint_setter(l.dataram_pool_size, 0xffffffffu)},
+      {"heaps.dataram_header_offset", uint_setter(l.dataram_header_offset, 0xffffffffu)},
+      {"heaps.libc_pool_offset", uint_setter(l.libc_pool_offset, 0xffffffffu)},
+      {"heaps.libc_pool_size", uint_setter(l.libc_pool_size, 0xffffffffu)},
+      {"heaps.libc_header_offset", uint_setter(l.libc_header_offset, 0xffffffffu)},
+      {"heaps.num_blocks", uint_setter(l.num_blocks, 4096)},
+      {"firmware.method",
+       [&f](const std::string& v) -> std::optional<std::string> {
+         if (v == "c_memcpy" || v == "C_MEMCPY" || v == "0") f.method = fw::TransferMethod::kCMemcpy;
+         else if (v == "vec_memcpy" || v == "VEC_MEMCPY" || v == "1") f.method = fw::TransferMethod::kVecMemcpy;
+         else if (v == "dma" || v == "DMA" || v == "2") f.method = fw::TransferMethod::kDma;
+         else return "expected c_memcpy, vec_memcpy or dma";
+         return std::nullopt;
+       }},
+      {"firmware.double_buffer", bool_setter(f.double_buffer)},
+      {"firmware.dma_channel", uint_setter(f.dma_channel, 63)},
+      {"firmware.local_stack_top", uint_setter(f.local_stack_top, 0xffffffffu)},
+      {"firmware.local_stack_bytes", uint_setter(f.local_stack_bytes, 0xffffffffu)},
+      {"firmware.frame_spill_bytes", uint_setter(f.frame_spill_bytes, 1u << 16)},
+      {"firmware.call_cycles", uint_setter(f.call_cycles, 1u << 20)},
+      {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
+      {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
+      {"gpsimd.dma_gibps", double_setter(c.gpsimd_cores.dma_gibps)},
+      {"gpsimd.tcm_cycles_per_element", uint_setter(c.gpsimd_cores.tcm_cycles_per_element, 1u << 20)},
+      {"gpsimd.op_cycles_per_element", uint_setter(c.gpsimd_cores.op_cycles_per_element, 1u << 20)},
+      {"gpsimd.accessor_cycles", uint_setter(c.gpsimd_cores.accessor_cycles, 1u << 20)},
+      {"gpsimd.hbm_stack_threshold", uint_setter(c.gpsimd_cores.hbm_stack_threshold, 0xffffffffu)},
+      {"gpsimd.documented_max_stack", uint_setter(c.gpsimd_cores.documented_max_stack, 0xffffffffu)},
+      {"gpsimd.max_streams", uint_setter(c.gpsimd_cores.max_streams, 64)},
+      {"gpsimd.host_stack_bytes", uint_setter(c.gpsimd_cores.host_stack_bytes, 1ull << 30)},
+      {"gpsimd.fabric_hop_cycles", uint_setter(c.gpsimd_cores.fabric_hop_cycles, 1u << 20)},
+      {"gpsimd.tensor_arena_bytes", uint_setter(c.gpsimd_cores.tensor_arena_bytes, 1ull << 36)},
+  };
+  return t;
+}
+
+// Flattens the profile into section.key settings (lists: windows.N.key).
+void flatten(const YAML::Node& n, const std::string& prefix, const std::string& file,
+             std::vector<Setting>& out) {
+  auto where = [&](const YAML::Node& x) {
+    return Where{file, x.Mark().line + 1, x.Mark().column + 1};
+  };
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string k = kv.first.as<std::string>();
+      const std::string key = prefix.empty() ? k : prefix + "." + k;
+      if (kv.second.IsScalar()) out.push_back({key, kv.second.Scalar(), where(kv.first)});
+      else if (kv.second.IsNull()) continue;
+      else flatten(kv.second, key, file, out);
+    }
+  } else if (n.IsSequence()) {
+    size_t i = 0;
+    for (const auto& item : n) {
+      const std::string key = prefix + "." + std::to_string(i++);
+      if (item.IsScalar())
+        throw InputError(file, item.Mark().line + 1, item.Scalar(), "expected a map here",
+                         item.Mark().column + 1);
+      flatten(item, key, file, out);
+    }
+  }
+}
+
+[[noreturn]] void fail(const Setting& s, const std::string& why) {
+  throw InputError(s.at.file, s.at.line, s.key + "=" + s.value, why, s.at.column);
+}
+
+}  // namespace
+
+fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
+                                       const std::vector<Setting>& overrides) {
+  std::string text = builtin_profile(name_or_path);
+  std::string file = name_or_path;
+  if (text.empty()) {
+    std::ifstream in(name_or_path);
+    if (!in)
+      throw InputError(name_or_path, 0, name_or_path,
+                       "no such platform: neither a built-in profile (neuron-gpsimd) nor a "
+                       "readable YAML file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  } else {
+    file = "<builtin:" + name_or_path + ">";
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
+  }
+  if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
+  std::vector<Setting> settings;
+  flatten(root, "", file, settings);
+  settings.insert(settings.end(), overrides.begin(), overrides.end());
+
+  auto cfg = fw::NeuronPlatformConfig::gpsimd();
+  auto t = table(cfg);
+  std::vector<models::Override> memory;
+  std::map<std::string, Setting> memory_at;
+  std::map<size_t, std::map<std::string, Setting>> windows;
+  static const char* derived[] = {"dataram.base", "dataram.size", "hbm.window_base",
+                                  "hbm.window_size", "hbm.window_target"};
+  for (const auto& s : settings) {
+    if (s.key == "platform") continue;
+    const std::string section = s.key.substr(0, s.key.find('.'));
+    if (section == "hbm" || section == "dataram" || section == "interconnect") {
+      for (const char* d : derived)
+        if (s.key == d)
+          fail(s, "this key follows the heap layout (heaps.data_scratch, heaps.dataram_size, "
+                  "heaps.hbm_window, heaps.hbm_scratch_size, heaps.hbm_scratch): set that instead");
+      memory.emplace_back(s.key, s.value);
+      memory_at[s.key] = s;
+    } else if (section == "windows") {
+      // windows.N.key
+      const auto dot = s.key.find('.', 8);
+      const std::string idx = s.key.substr(8, dot == std::string::npos ? std::string::npos : dot - 8);
+      auto n = parse_number(idx);
+      if (!n || dot == std::string::npos || *n > 63)
+        fail(s, "window settings are windows.N.key (N from 0), e.g. windows.0.hi");
+      windows[*n][s.key.substr(dot + 1)] = s;
+    } else {
+      auto it = t.find(s.key);
+      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware", "gpsimd"};
+      if (it == t.end())
+        fail(s, !sections.count(section) || s.key.find('.') == std::string::npos
+                    ? fmt::format("unknown section '{}' (core, dataram, hbm, interconnect, dma, "
+                                  "windows, heaps, firmware, gpsimd; see docs/platforms.md)", section)
+                    : "unknown key (see docs/platforms.md)");
+      if (auto why = it->second(s.value)) fail(s, *why);
+    }
+  }
+  // Window rules: the profile's list, each field overridable.
+  if (!windows.empty()) {
+    cfg.dma.windows.clear();
+    for (const auto& [i, fields] : windows) {
+      if (i != cfg.dma.windows.size())
+        fail(fields.begin()->second, fmt::format("window {} is given but window {} is not", i,
+                                                 cfg.dma.windows.size()));
+      models::WindowRule r;
+      for (const auto& [k, s] : fields) {
+        uint64_t* dst = k == "lo" ? &r.lo : k == "hi" ? &r.hi : k == "scope_lo" ? &r.scope_lo
+                      : k == "scope_hi" ? &r.scope_hi : nullptr;
+        if (dst) {
+          auto v = parse_size(s.value);
+          if (!v) fail(s, "expected an address");
+          *dst = *v;
+        } else if (k == "name") {
+          r.name = s.value;
+        } else if (k == "operand") {
+          r.operand = s.value;
+        } else {
+          fail(s, "unknown window key (name, lo, hi, scope_lo, scope_hi, operand)");
+        }
+      }
+      if (r.lo >= r.hi) fail(fields.begin()->second, fmt::format("window '{}' is empty: lo 0x{:x} >= hi 0x{:x}", r.name, r.lo, r.hi));
+      cfg.dma.windows.push_back(r);
+    }
+  }
+  // The memories follow the heap layout.
+  const auto& l = cfg.firmware.layout;
+  std::vector<models::Override> all = {
+      {"dataram.base", std::to_string(l.data_scratch)},
+      {"dataram.size", std::to_string(l.dataram_size)},
+      {"hbm.window_base", std::to_string(l.hbm_window)},
+      {"hbm.window_size", std::to_string(l.hbm_scratch_size)},
+      {"hbm.window_target", std::to_string(l.hbm_scratch)}};
+  all.insert(all.end(), memory.begin(), memory.end());
+  try {
+    cfg.memory = models::load_memory_config("", file, all);
+  } catch (const models::ConfigError& e) {
+    auto it = memory_at.find(e.key());
+    if (it != memory_at.end()) fail(it->second, e.what());
+    throw InputError(file, 0, e.key() + "=" + e.value(),
+                     std::string(e.what()) + " (this value follows the heaps section)");
+  }
+  // Checks across sections.
+  auto at = [&](const std::string& key) {
+    Setting s{key, "", Where{file, 0, 0}};
+    for (const auto& x : settings)
+      if (x.key == key) s = x;
+    return s;
+  };
+  if (cfg.core.clock_ghz <= 0) fail(at("core.clock_ghz"), "must be positive");
+  if (cfg.dma.channels == 0) fail(at("dma.channels"), "must be at least 1");
+  if (cfg.dma.burst_bytes == 0) fail(at("dma.burst_bytes"), "must be positive");
+  if (cfg.dma.outstanding == 0) fail(at("dma.outstanding"), "must be at least 1");
+  if (cfg.core.vector_bytes == 0) fail(at("core.vector_bytes"), "must be positive");
+  if (cfg.gpsimd_cores.cores == 0) fail(at("gpsimd.cores"), "must be at least 1");
+  if (cfg.gpsimd_cores.dma_engines < cfg.gpsimd_cores.cores)
+    fail(at("gpsimd.dma_engines"), "every GPSIMD core needs at least one DMA engine");
+  if (cfg.firmware.dma_channel >= cfg.dma.channels)
+    fail(at("firmware.dma_channel"), fmt::format("the DMA engine has {} channels", cfg.dma.channels));
+  if (l.num_blocks == 0) fail(at("heaps.num_blocks"), "must be at least 1");
+  if (l.hbm_pool_offset >= l.hbm_scratch_size)
+    fail(at("heaps.hbm_pool_offset"), "lies beyond heaps.hbm_scratch_size");
+  if (uint64_t{l.hbm_window} + l.hbm_scratch_size > 0x100000000ull)
+    fail(at("heaps.hbm_scratch_size"), "the HBM window must fit the core's 32-bit address space");
+  if (cfg.firmware.local_stack_bytes == 0 ||
+      cfg.firmware.local_stack_top < cfg.firmware.local_stack_bytes)
+    fail(at("firmware.local_stack_bytes"), "the local stack must be non-empty and start at or above 0");
+  return cfg;
+}
+
+}  // namespace npusim::sim

@@ -1,0 +1,32 @@
+// Platform profiles as data: a YAML description of memories, address map, core, DMA engine,
+// window rules, heap layout and firmware settings (docs/platforms.md). Every value can be
+// overridden from the scenario (`set:`) or the command line (`--set key=value`); unknown keys
+// are errors naming the key, the file and the line.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "firmware/neuron_platform.h"
+#include "sim/input/scenario.h"
+
+namespace npusim::sim {
+
+// `key=value` with where it came from.
+struct Setting {
+  std::string key, value;
+  Where at;
+};
+
+// The built-in profiles by name (neuron-gpsimd), or empty.
+std::string builtin_profile(const std::string& name);
+std::vector<std::string> builtin_profile_names();
+
+// Loads profile `name_or_path` (a built-in name or a YAML file), applies the overrides in
+// order (scenario `set:` first, then the command line), validates everything. Throws
+// InputError naming the file, line and key.
+fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
+                                       const std::vector<Setting>& overrides);
+
+}  // namespace npusim::sim

@@ -1,0 +1,364 @@
+#include "sim/input/scenario.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sim/tools/heap_replay.h"
+#include "sim/input/yaml_input.h"
+
+namespace npusim::sim {
+
+std::string Where::str() const { return fmt::format("{}:{}:{}", file, line, column); }
+
+std::optional<uint64_t> parse_size(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  uint64_t mult = 1;
+  static const std::pair<const char*, uint64_t> suffixes[] = {
+      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"K", 1ull << 10},
+      {"M", 1ull << 20},   {"G", 1ull << 30},   {"B", 1}};
+  const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+  if (!hex) {
+    for (const auto& [suf, m] : suffixes) {
+      const size_t n = std::char_traits<char>::length(suf);
+      if (t.size() > n && t.compare(t.size() - n, n, suf) == 0) {
+        t.erase(t.size() - n);
+        while (!t.empty() && t.back() == ' ') t.pop_back();
+        mult = m;
+        break;
+      }
+    }
+  }
+  auto v = parse_number(t);
+  if (!v || (mult > 1 && *v > UINT64_MAX / mult)) return std::nullopt;
+  return *v * mult;
+}
+
+std::optional<double> parse_duration_ns(const std::string& text) {
+  static const std::pair<const char*, double> units[] = {
+      {"ps", 1e-3}, {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  std::string t = text;
+  double mult = 1.0;
+  for (const auto& [u, m] : units) {
+    const size_t n = std::char_traits<char>::length(u);
+    if (t.size() > n && t.compare(t.size() - n, n, u) == 0) {
+      t.erase(t.size() - n);
+      mult = m;
+      break;
+    }
+  }
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v * mult;
+}
+
+namespace {
+
+class Parser : public YamlInput {
+ public:
+  explicit Parser(std::string file) : YamlInput(std::move(file)) {}
+
+  uint64_t size(const YAML::Node& n, const char* what) const {
+    const std::string s = str(n, what);
+    if (!s.empty() && s[0] == '-') fail(n, fmt::format("{} must not be negative", what));
+    auto v = parse_size(s);
+    if (!v) fail(n, fmt::format("{} is not a size (decimal, 0x-hex, optional KiB/MiB/GiB)", what));
+    return *v;
+  }
+  bool boolean(const YAML::Node& n, const char* what) const {
+    const std::string s = str(n, what);
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+    fail(n, fmt::format("{} must be true or false", what));
+  }
+  AddrExpr addr(const YAML::Node& n, const char* what) const {
+    AddrExpr e;
+    e.at = at(n);
+    e.text = str(n, what);
+    std::string t = e.text;
+    t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+    if (t.empty()) fail(n, fmt::format("{} is empty", what));
+    if (std::isdigit(static_cast<unsigned char>(t[0]))) {
+      auto v = parse_size(t);
+      if (!v) fail(n, fmt::format("{} is not an address or a bound name", what));
+      e.offset = *v;
+      return e;
+    }
+    const size_t plus = t.find('+');
+    e.name = t.substr(0, plus);
+    if (plus != std::string::npos) {
+      auto v = parse_size(t.substr(plus + 1));
+      if (!v) fail(n, fmt::format("the offset of {} is not a number", what));
+      e.offset = *v;
+    }
+    if (!valid_name(e.name)) fail(n, fmt::format("{}: '{}' is not a name", what, e.name));
+    if (!bound_.count(e.name))
+      fail(n, fmt::format("{}: '{}' is used before any step binds it (alloc ... as: {})", what,
+                          e.name, e.name));
+    return e;
+  }
+  static bool valid_name(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    });
+  }
+
+  std::string heap(const YAML::Node& n) const {
+    const std::string h = str(n, "heap");
+    if (h != "hbm" && h != "dataram" && h != "libc")
+      fail(n, "heap must be hbm, dataram or libc");
+    return h;
+  }
+  std::string method(const YAML::Node& n) const {
+    const std::string m = str(n, "method");
+    if (m != "c_memcpy" && m != "vec_memcpy" && m != "dma" && m != "C_MEMCPY" &&
+        m != "VEC_MEMCPY" && m != "DMA" && m != "0" && m != "1" && m != "2")
+      fail(n, "method must be c_memcpy, vec_memcpy or dma (0, 1, 2)");
+    return m;
+  }
+
+  std::vector<Step> steps(const YAML::Node& seq, int depth) {
+    if (!seq.IsSequence()) fail(seq, "a program is a list of steps");
+    if (depth > 64) fail(seq, "steps nest deeper than 64 levels");
+    std::vector<Step> out;
+    for (const auto& item : seq) out.push_back(step(item, depth));
+    return out;
+  }
+
+  Step step(const YAML::Node& item, int depth) {
+    if (!item.IsMap() || item.size() != 1)
+      fail(item, "a step is a map with exactly one key: the step's name (init, alloc, free, "
+                 "stack, stack_switch, call, transfer, tensor_stream, compute, wait, loop, "
+                 "marker, write, check)");
+    const auto kv = *item.begin();
+    const std::string k = kv.first.as<std::string>();
+    const YAML::Node v = kv.second;
+    Step s{};
+    s.at = at(kv.first);
+    if (k == "init") {
+      s.kind = Step::kInit;
+      if (v.IsScalar()) s.heaps.push_back(heap(v));
+      else if (v.IsSequence())
+        for (const auto& h : v) s.heaps.push_back(heap(h));
+      else fail(v, "init takes a heap or a list of heaps");
+    } else if (k == "alloc") {
+      s.kind = Step::kAlloc;
+      keys(v, {"heap", "size", "align", "as", "optional"}, {"heap", "size"}, "alloc");
+      s.heap = heap(v["heap"]);
+      s.size = size(v["size"], "size");
+      if (s.size > 0xffffffffull) fail(v["size"], "size does not fit the 32-bit allocator ABI");
+      if (v["align"]) s.align = size(v["align"], "align");
+      if (s.align > 0xffffffffull) fail(v["align"], "align does not fit 32 bits");
+      if (v["optional"]) s.flag = boolean(v["optional"], "optional");
+      if (v["as"]) {
+        s.name = str(v["as"], "as");
+        if (!valid_name(s.name)) fail(v["as"], "not a valid name");
+        bound_.insert(s.name);
+        heap_of_[s.name] = s.heap;
+      }
+    } else if (k == "free") {
+      s.kind = Step::kFree;
+      if (v.IsScalar()) {
+        s.name = v.Scalar();
+        if (!valid_name(s.name)) fail(v, "free takes the name an alloc bound");
+        if (!heap_of_.count(s.name))
+          fail(v, fmt::format("free of '{}', which no alloc step binds", s.name));
+        s.heap = heap_of_[s.name];
+      } else {
+        keys(v, {"heap", "addr"}, {"heap", "addr"}, "free");
+        s.heap = heap(v["heap"]);
+        s.addr = addr(v["addr"], "addr");
+      }
+    } else if (k == "stack") {
+      s.kind = Step::kStackAlloc;
+      keys(v, {"size", "align", "switch"}, {}, "stack");
+      if (v["size"]) s.size = size(v["size"], "size");
+      if (v["align"]) s.align = size(v["align"], "align");
+      if (s.size > 0xffffffffull || s.align > 0xffffffffull)
+        fail(v, "stack size and align are 32-bit values");
+      s.flag = v["switch"] ? boolean(v["switch"], "switch") : true;
+    } else if (k == "stack_switch") {
+      s.kind = Step::kStackSwitch;
+      s.text = str(v, "stack_switch");
+      if (s.text != "hbm" && s.text != "local") fail(v, "stack_switch is hbm or local");
+    } else if (k == "call") {
+      s.kind = Step::kCall;
+      keys(v, {"name", "frame", "body"}, {"name", "frame"}, "call");
+      s.name = str(v["name"], "name");
+      s.size = size(v["frame"], "frame");
+      if (s.size > 0xffffffffull) fail(v["frame"], "frame size does not fit 32 bits");
+      if (v["body"]) s.body = steps(v["body"], depth + 1);
+    } else if (k == "transfer" || k == "tensor_stream") {
+      const bool ts = k == "tensor_stream";
+      s.kind = ts ? Step::kTensorStream : Step::kTransfer;
+      if (ts)
+        keys(v, {"method", "src", "dst", "bytes", "double_buffer"}, {"src", "dst", "bytes"}, "tensor_stream");
+      else
+        keys(v, {"method", "src", "dst", "bytes", "chunk"}, {"src", "dst", "bytes"}, "transfer");
+      if (v["method"]) {
+        s.method = method(v["method"]);
+        s.has_method = true;
+      }
+      s.src = addr(v["src"], "src");
+      s.dst = addr(v["dst"], "dst");
+      s.size = size(v["bytes"], "bytes");
+      if (v["chunk"]) {
+        s.chunk = size(v["chunk"], "chunk");
+        if (s.chunk == 0) fail(v["chunk"], "chunk must be positive");
+      }
+      if (v["double_buffer"]) s.double_buffer = boolean(v["double_buffer"], "double_buffer");
+    } else if (k == "compute") {
+      s.kind = Step::kCompute;
+      s.cycles = size(v, "compute cycles");
+    } else if (k == "wait") {
+      s.kind = Step::kWait;
+      auto d = parse_duration_ns(str(v, "wait"));
+      if (!d) fail(v, "wait takes a duration such as 500ns, 2us, 1ms");
+      s.wait_ns = *d;
+    } else if (k == "loop") {
+      s.kind = Step::kLoop;
+      keys(v, {"count", "body"}, {"count", "body"}, "loop");
+      s.count = size(v["count"], "count");
+      s.body = steps(v["body"], depth + 1);
+    } else if (k == "marker") {
+      s.kind = Step::kMarker;
+      s.text = str(v, "marker");
+    } else if (k == "write" || k == "check") {
+      s.kind = k == "write" ? Step::kWrite : Step::kCheck;
+      keys(v, {"addr", "value", "bytes"}, {"addr", "value"}, k.c_str());
+      s.addr = addr(v["addr"], "addr");
+      s.value = size(v["value"], "value");
+      if (s.value > 0xff && !v["bytes"]) s.size = 4;
+      s.size = v["bytes"] ? size(v["bytes"], "bytes") : (s.size ? s.size : 1);
+      if (s.size == 0) fail(v["bytes"], "bytes must be positive");
+      if (s.value > 0xffffffffull) fail(v["value"], "value must fit 32 bits");
+    } else {
+      fail(kv.first, fmt::format("unknown step '{}'", k));
+    }
+    return s;
+  }
+
+  TorchOpSpec torch_op(const YAML::Node& t) const {
+    keys(t, {"op", "multicore", "inputs", "scalars", "stack_size", "tcm_cycles_per_element",
+             "reference", "output"},
+         {"op", "inputs"}, "torch_op");
+    TorchOpSpec o;
+    o.at = at(t);
+    o.op = str(t["op"], "op");
+    if (t["multicore"]) o.multicore = boolean(t["multicore"], "multicore");
+    if (t["stack_size"]) o.stack_size = static_cast<long long>(size(t["stack_size"], "stack_size"));
+    if (t["tcm_cycles_per_element"])
+      o.tcm_cycles_per_element = size(t["tcm_cycles_per_element"], "tcm_cycles_per_element");
+    if (t["reference"]) o.reference = str(t["reference"], "reference");
+    if (t["output"]) o.output = str(t["output"], "output");
+    const auto in = t["inputs"];
+    if (!in.IsSequence()) fail(in, "inputs takes a list of {shape, dtype, init | file}");
+    for (const auto& i : in) {
+      keys(i, {"shape", "dtype", "init", "file"}, {"shape"}, "an input");
+      TorchInput x;
+      x.at = at(i);
+      const auto sh = i["shape"];
+      if (!sh.IsSequence() || sh.size() == 0) fail(sh, "shape is a list of dimensions, e.g. [1024] or [64, 256]");
+      for (const auto& d : sh) {
+        const uint64_t v = size(d, "a dimension");
+        if (v == 0 || v > (1ull << 31)) fail(d, "a dimension is between 1 and 2^31");
+        x.shape.push_back(static_cast<int64_t>(v));
+      }
+      if (i["dtype"]) x.dtype = str(i["dtype"], "dtype");
+      if (i["init"] && i["file"]) fail(i["file"], "an input has init or file, not both");
+      if (i["init"]) x.init = str(i["init"], "init");
+      if (i["file"]) x.file = str(i["file"], "file");
+      o.inputs.push_back(x);
+    }
+    if (const auto sv = t["scalars"]) {
+      if (!sv.IsSequence()) fail(sv, "scalars takes a list of numbers");
+      for (const auto& v : sv) {
+        char* end = nullptr;
+        const std::string s = str(v, "a scalar");
+        const double d = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size()) fail(v, "a scalar is a number");
+        o.scalars.push_back(d);
+      }
+    }
+    return o;
+  }
+
+  Scenario scenario(const std::string& text) {
+    const YAML::Node root = this->root(text);
+    Scenario sc;
+    sc.file = file_;
+    keys(root, {"name", "description", "platform", "set", "policies", "program", "custom_op",
+                "torch_op", "expect"},
+         {}, "the scenario");
+    header(root, sc);
+    if (const auto p = root["policies"]) {
+      keys(p, {"dma_window", "on_alloc_failure"}, {}, "policies");
+      auto pol = [&](const YAML::Node& n) {
+        const std::string s = str(n, "policy");
+        if (s != "abort" && s != "record") fail(n, "a policy is abort or record");
+        return s;
+      };
+      if (p["dma_window"]) sc.dma_window_policy = pol(p["dma_window"]);
+      if (p["on_alloc_failure"]) sc.alloc_failure_policy = pol(p["on_alloc_failure"]);
+    }
+    if (root["program"] && root["custom_op"])
+      fail(root["custom_op"], "a scenario has either program or custom_op, not both");
+    if (root["program"]) sc.program = steps(root["program"], 0);
+    if (const auto op = root["custom_op"]) {
+      if (op.IsScalar()) {
+        sc.custom_op = op.Scalar();
+      } else {
+        keys(op, {"name", "args"}, {"name"}, "custom_op");
+        sc.custom_op = str(op["name"], "name");
+        if (const auto args = op["args"]) {
+          if (!args.IsMap()) fail(args, "args takes a map of name: integer");
+          for (const auto& kv : args) {
+            const std::string s = str(kv.second, "argument");
+            auto v = parse_size(s);
+            if (!v || *v > static_cast<uint64_t>(INT64_MAX)) fail(kv.second, "an argument is a non-negative integer or size");
+            sc.op_args[kv.first.as<std::string>()] = static_cast<long long>(*v);
+          }
+        }
+      }
+    }
+    if (const auto t = root["torch_op"]) {
+      if (root["program"] || root["custom_op"])
+        fail(t, "a scenario has one of program, custom_op and torch_op");
+      sc.torch_op = torch_op(t);
+    }
+    if (!root["program"] && !root["custom_op"] && !root["torch_op"])
+      fail(root, "a scenario needs a program (a list of steps), a custom_op or a torch_op");
+    if (const auto ex = root["expect"]) sc.expect = expectations(ex);
+    return sc;
+  }
+
+ private:
+  std::set<std::string> bound_;
+  std::map<std::string, std::string> heap_of_;
+};
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& file) {
+  Parser p(file);
+  try {
+    return p.scenario(text);
+  } catch (const YAML::Exception& e) {  // e.g. a map key that is not a scalar
+    throw InputError(file, e.mark.line + 1, "", "malformed scenario: " + e.msg, e.mark.column + 1);
+  }
+}
+
+Scenario load_scenario_file(const std::string& path) {
+  return parse_scenario(read_input_file(path, "scenario"), path);
+}
+
+}  // namespace npusim::sim

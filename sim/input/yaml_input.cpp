@@ -1,0 +1,132 @@
+#include "sim/input/yaml_input.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sim/tools/heap_replay.h"
+
+namespace npusim::sim {
+
+Where YamlInput::at(const YAML::Node& n) const {
+  const auto m = n.Mark();
+  return Where{file_, m.line + 1, m.column + 1};
+}
+
+void YamlInput::fail(const YAML::Node& n, const std::string& why) const {
+  const auto w = at(n);
+  std::string token;
+  if (n.IsScalar()) token = n.Scalar();
+  else if (n.IsMap()) token = "{...}";
+  else if (n.IsSequence()) token = "[...]";
+  throw InputError(w.file, w.line, token, why, w.column);
+}
+
+std::string YamlInput::str(const YAML::Node& n, const char* what) const {
+  if (!n.IsScalar()) fail(n, fmt::format("{} must be a single value", what));
+  return n.Scalar();
+}
+
+void YamlInput::keys(const YAML::Node& m, std::initializer_list<const char*> allowed,
+                     std::initializer_list<const char*> required, const char* what) const {
+  if (!m.IsMap()) fail(m, fmt::format("{} takes a map", what));
+  std::set<std::string> ok(allowed.begin(), allowed.end());
+  for (const auto& kv : m) {
+    const std::string k = kv.first.as<std::string>();
+    if (!ok.count(k)) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      fail(kv.first, fmt::format("unknown key '{}' in {} (expected {})", k, what, list));
+    }
+  }
+  for (const char* r : required)
+    if (!m[r]) fail(m, fmt::format("{} needs '{}'", what, r));
+}
+
+YAML::Node YamlInput::root(const std::string& text) const {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file_, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
+  }
+  if (!root.IsMap()) {
+    if (!root.IsDefined() || root.IsNull())
+      throw InputError(file_, 1, "", "the scenario is empty", 1);
+    fail(root, "a scenario is a map (name, platform, program, expect, ...)");
+  }
+  return root;
+}
+
+void YamlInput::header(const YAML::Node& root, ScenarioHead& h) const {
+  if (root["name"]) h.name = str(root["name"], "name");
+  if (root["description"]) h.description = str(root["description"], "description");
+  if (root["platform"]) {
+    h.platform = str(root["platform"], "platform");
+    h.platform_at = at(root["platform"]);
+  }
+  if (const auto set = root["set"]) {
+    if (!set.IsMap()) fail(set, "set takes a map of section.key: value");
+    for (const auto& kv : set)
+      h.set.emplace_back(kv.first.as<std::string>(), str(kv.second, "value"), at(kv.first));
+  }
+}
+
+std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
+  if (!ex.IsMap()) fail(ex, "expect takes a map of key: condition");
+  std::vector<Expectation> out;
+  for (const auto& kv : ex) {
+    Expectation e;
+    e.key = kv.first.as<std::string>();
+    e.at = at(kv.first);
+    e.text = str(kv.second, "expectation");
+    std::string t = e.text;
+    e.op = "==";
+    for (const char* o : {"<=", ">=", "==", "!=", "<", ">"}) {
+      if (t.rfind(o, 0) == 0) {
+        e.op = o;
+        t = t.substr(std::char_traits<char>::length(o));
+        break;
+      }
+    }
+    while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+    if (auto sz = parse_size(t)) {
+      e.value = static_cast<double>(*sz);
+    } else if (auto d = parse_duration_ns(t);
+               d && !t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
+      e.value = *d;
+    } else if (t == "true" || t == "false") {
+      e.value = t == "true";
+    } else {
+      char* end = nullptr;
+      e.value = std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size())
+        fail(kv.second, "expected a condition such as \"<= 8KiB\", \"== 0\", \"< 2ms\"");
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+bool Expectation::holds(double actual) const {
+  if (op == "<=") return actual <= value;
+  if (op == ">=") return actual >= value;
+  if (op == "<") return actual < value;
+  if (op == ">") return actual > value;
+  if (op == "!=") return actual != value;
+  return actual == value;
+}
+
+std::string read_input_file(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, path, fmt::format("cannot open the {} file", what));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace npusim::sim

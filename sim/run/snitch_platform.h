@@ -1,0 +1,84 @@
+// The snitch-cluster platform: N Snitch clusters (8 compute cores + 1 DM core each, a banked
+// TCDM and a DMA engine per cluster) sharing an L3 memory, behind one interconnect. The
+// profile is data (sim/platforms/snitch-cluster.yaml, docs/snitch-cluster.md documents every
+// key); scenarios override it with `set:` and `--set`.
+//
+// Address map (cluster c, defaults):
+//   tcdm<c>  [tcdm.base + c * cluster.cluster_offset, + tcdm.size)  -> TCDM of cluster c
+//   l3       [l3.base, l3.end)                                       -> the L3 (HBM model)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "allocators/snitch/alloc_v2.h"
+#include "models/core.h"
+#include "models/dma_engine.h"
+#include "models/hbm.h"
+#include "models/interconnect.h"
+#include "models/snitch/tcdm.h"
+#include "sim/input/platform_config.h"
+
+namespace npusim::sim {
+
+struct SnitchPlatformConfig {
+  uint32_t clusters = 1;
+  uint64_t barrier_cycles = 8;  // assumption: the cluster's hardware barrier round trip
+  alloc::snitch::SnitchConfig runtime;  // core counts, TCDM layout, L3 end, cluster offset
+  alloc::snitch::CostModel alloc_cost;
+  models::CoreConfig core;
+  models::TcdmConfig tcdm;
+  models::HbmConfig l3;
+  models::DmaConfig dma;
+  models::InterconnectConfig interconnect;
+
+  uint32_t cores_per_cluster() const { return runtime.core_num(); }
+  uint64_t tcdm_base(uint32_t cluster) const {
+    return runtime.tcdm_start + uint64_t{cluster} * runtime.cluster_offset;
+  }
+  // The allocator's view of cluster `c` (cluster_idx set).
+  alloc::snitch::SnitchConfig runtime_of(uint32_t cluster) const {
+    auto r = runtime;
+    r.cluster_idx = cluster;
+    return r;
+  }
+};
+
+// True if `name_or_path` is the built-in snitch-cluster profile or a profile file whose
+// top-level `platform:` is snitch-cluster.
+bool is_snitch_platform(const std::string& name_or_path);
+
+// Loads the profile (built-in name or file), applies the overrides in order and validates.
+// Throws InputError naming the file, line, key and value.
+SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
+                                          const std::vector<Setting>& overrides);
+
+// The assembled hardware.
+class SnitchSystem : public sc_core::sc_module {
+ public:
+  SnitchSystem(sc_core::sc_module_name name, const SnitchPlatformConfig& cfg);
+
+  const SnitchPlatformConfig& config() const { return cfg_; }
+  uint32_t clusters() const { return cfg_.clusters; }
+  models::Core& core(uint32_t cluster, uint32_t idx) {
+    return *cores_[cluster * cfg_.cores_per_cluster() + idx];
+  }
+  models::Tcdm& tcdm(uint32_t cluster) { return *tcdms_[cluster]; }
+  models::DmaEngine& dma(uint32_t cluster) { return *dmas_[cluster]; }
+  models::Hbm& l3() { return l3_; }
+  models::Interconnect& interconnect() { return ic_; }
+
+ private:
+  SnitchPlatformConfig cfg_;
+  models::Interconnect ic_;
+  models::Hbm l3_;
+  std::vector<std::unique_ptr<models::Tcdm>> tcdms_;
+  std::vector<std::unique_ptr<models::Core>> cores_;
+  std::vector<std::unique_ptr<models::DmaEngine>> dmas_;
+};
+
+}  // namespace npusim::sim

@@ -1,0 +1,274 @@
+#include "sim/tools/traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <queue>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "models/memory_stats.h"
+#include "models/memory_system.h"
+#include "sim/tools/heap_replay.h"
+
+namespace npusim::sim {
+
+namespace {
+
+using sc_core::sc_time;
+
+// The request stream: address, direction and earliest issue time of request i.
+struct Pattern {
+  enum Kind { kSeq, kRandom, kStride } kind = kSeq;
+  uint64_t stride = 0;
+};
+
+Pattern parse_pattern(const std::string& p) {
+  if (p == "seq") return {Pattern::kSeq, 0};
+  if (p == "random") return {Pattern::kRandom, 0};
+  if (p.rfind("stride:", 0) == 0) {
+    auto n = parse_number(p.substr(7));
+    if (!n || *n == 0)
+      throw TrafficError("--pattern '" + p + "': stride must be a positive decimal or 0x-hex "
+                         "number of bytes");
+    return {Pattern::kStride, *n};
+  }
+  throw TrafficError("--pattern '" + p + "': expected seq, random or stride:BYTES");
+}
+
+// Drives the pattern from one SC_THREAD as a loosely-timed initiator with a quantum keeper.
+// Up to `outstanding` requests are in flight: request i is issued when a slot frees (the
+// earliest completion among the requests in flight), not before the rate allows, and not
+// before request i - 1.
+class TrafficGenerator : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<TrafficGenerator> mem;
+
+  struct Setup {
+    uint64_t base, span, size, requests, outstanding, seed;
+    Pattern pattern;
+    double read_ratio;
+    std::optional<double> rate;  // per memory cycle
+    sc_time clock;               // the memory's
+  };
+
+  SC_HAS_PROCESS(TrafficGenerator);
+  TrafficGenerator(sc_core::sc_module_name name, const Setup& s) : sc_module(name), mem("mem"), s_(s) {
+    SC_THREAD(run);
+  }
+
+  models::LatencyHistogram latency_cycles;
+  uint64_t bytes = 0;
+  sc_time first_issue = sc_core::SC_ZERO_TIME, last_done = sc_core::SC_ZERO_TIME;
+  std::string error;
+
+ private:
+  uint64_t next_random() {  // xorshift64*: fast and fully specified (same numbers everywhere)
+    x_ ^= x_ >> 12;
+    x_ ^= x_ << 25;
+    x_ ^= x_ >> 27;
+    return x_ * 0x2545F4914F6CDD1Dull;
+  }
+
+  uint64_t address(uint64_t i) {
+    const uint64_t slots = s_.span / s_.size;
+    switch (s_.pattern.kind) {
+      case Pattern::kSeq: return s_.base + (i % slots) * s_.size;
+      case Pattern::kRandom: {
+        // Uniform in [0, slots) by a multiply instead of a division.
+        const auto r = static_cast<unsigned __int128>(next_random()) * slots;
+        return s_.base + static_cast<uint64_t>(r >> 64) * s_.size;
+      }
+      case Pattern::kStride: {
+        // Wraps inside the span; an access never runs past its end.
+        const uint64_t offset = (i * s_.pattern.stride) % s_.span;
+        return s_.base + std::min(offset, s_.span - s_.size);
+      }
+    }
+    return s_.base;
+  }
+
+  void run() {
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.set_global_quantum(sc_time(1, sc_core::SC_US));
+    qk.reset();
+    std::vector<uint8_t> data(s_.size);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 13 + 7);
+    tlm::tlm_generic_payload t;
+    t.set_data_ptr(data.data());
+    t.set_data_length(static_cast<unsigned>(s_.size));
+    t.set_streaming_width(static_cast<unsigned>(s_.size));
+    t.set_byte_enable_ptr(nullptr);
+    // Completion times of the requests in flight (min-heap).
+    std::priority_queue<sc_time, std::vector<sc_time>, std::greater<sc_time>> in_flight;
+    const double clk_ps = s_.clock.to_seconds() * 1e12;
+    const uint64_t clk = s_.clock.value();
+    x_ = s_.seed * 0x9E3779B97F4A7C15ull + 1;
+    sc_time prev_issue = sc_core::SC_ZERO_TIME;
+    for (uint64_t i = 0; i < s_.requests; ++i) {
+      sc_time issue = prev_issue;
+      if (in_flight.size() >= s_.outstanding) {
+        issue = std::max(issue, in_flight.top());
+        in_flight.pop();
+      }
+      if (s_.rate) {
+        const double at_ps = static_cast<double>(i) / *s_.rate * clk_ps;
+        issue = std::max(issue, sc_time(at_ps, sc_core::SC_PS));
+      }
+      const bool read =
+          s_.read_ratio >= 1.0 ||
+          (s_.read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < s_.read_ratio);
+      const uint64_t addr = address(i);
+      t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+      t.set_address(addr);
+      t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_time delay = issue - sc_core::sc_time_stamp();
+      mem->b_transport(t, delay);
+      if (!t.is_response_ok()) {
+        error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
+                            read ? "read" : "write", s_.size, addr, t.get_response_string());
+        return;
+      }
+      const sc_time done = sc_core::sc_time_stamp() + delay;
+      if (i == 0) first_issue = issue;
+      last_done = std::max(last_done, done);
+      bytes += s_.size;
+      const uint64_t lat = (done - issue).value();
+      latency_cycles.record((lat + clk - 1) / clk);
+      in_flight.push(done);
+      prev_issue = issue;
+      qk.set(issue - sc_core::sc_time_stamp());
+      if (qk.need_sync()) qk.sync();
+    }
+  }
+
+  Setup s_;
+  uint64_t x_ = 1;
+};
+
+}  // namespace
+
+TrafficResult run_traffic(const TrafficOptions& opt) {
+  if (opt.memory != "hbm" && opt.memory != "dataram")
+    throw TrafficError("--memory '" + opt.memory + "': expected hbm or dataram");
+  const Pattern pattern = parse_pattern(opt.pattern);
+  if (opt.requests == 0) throw TrafficError("--requests 0: nothing to measure");
+  if (opt.size == 0 || opt.size > (1u << 20))
+    throw TrafficError(fmt::format("--size {}: must be in [1, 1048576] bytes", opt.size));
+  if (opt.rate && !(*opt.rate > 0.0 && std::isfinite(*opt.rate)))
+    throw TrafficError(fmt::format("--rate {}: must be a positive number of requests per cycle",
+                                   *opt.rate));
+  if (!(opt.read_ratio >= 0.0 && opt.read_ratio <= 1.0))
+    throw TrafficError(fmt::format("--read-ratio {}: must be in [0, 1]", opt.read_ratio));
+
+  const models::MemoryConfig cfg = opt.platform.empty()
+                                       ? models::load_memory_config("", "<defaults>", opt.overrides)
+                                       : models::load_memory_config_file(opt.platform, opt.overrides);
+  const bool hbm = opt.memory == "hbm";
+  const uint64_t base = hbm ? cfg.hbm.base : cfg.dataram.base;
+  const uint64_t mem_size = hbm ? cfg.hbm.size() : cfg.dataram.size;
+  // Writes allocate store pages, so a pattern that writes is kept to 1 GiB unless --span says
+  // otherwise; reads allocate nothing and cover the whole memory.
+  uint64_t span = opt.span.value_or(opt.read_ratio >= 1.0 ? mem_size
+                                                          : std::min<uint64_t>(mem_size, 1ull << 30));
+  if (span > mem_size || span < opt.size)
+    throw TrafficError(fmt::format("--span {}: must be in [--size, memory size {}]", span, mem_size));
+  if (opt.size > mem_size)
+    throw TrafficError(fmt::format("--size {}: larger than the {} ({} bytes)", opt.size,
+                                   opt.memory, mem_size));
+  const uint64_t outstanding =
+      opt.outstanding ? opt.outstanding
+                      : (hbm ? uint64_t{cfg.hbm.units()} * cfg.hbm.queue_depth : cfg.dataram.banks);
+
+  // The copyright banner would end up in the JSON on stdout.
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
+  models::MemorySystem platform("platform", cfg);
+  TrafficGenerator::Setup setup{base, span, opt.size, opt.requests, outstanding, opt.seed,
+                                pattern, opt.read_ratio, opt.rate,
+                                hbm ? platform.hbm.clock() : platform.dataram.clock()};
+  TrafficGenerator gen("traffic", setup);
+  gen.mem.bind(platform.bus());
+  sc_core::sc_start();
+  if (!gen.error.empty()) throw TrafficError(gen.error);
+
+  TrafficResult r;
+  r.memory = opt.memory;
+  r.pattern = opt.pattern;
+  r.requests = opt.requests;
+  r.bytes = gen.bytes;
+  r.outstanding = outstanding;
+  r.clock_ns = hbm ? cfg.hbm.tck_ns : cfg.dataram.clock_ns;
+  r.elapsed_ns = (gen.last_done - gen.first_issue).to_seconds() * 1e9;
+  r.bandwidth_gbps = r.elapsed_ns > 0 ? static_cast<double>(r.bytes) / r.elapsed_ns : 0.0;
+  r.latency_mean_cycles = gen.latency_cycles.mean();
+  r.latency_p50_cycles = gen.latency_cycles.percentile(0.5);
+  r.latency_p99_cycles = gen.latency_cycles.percentile(0.99);
+  r.latency_max_cycles = gen.latency_cycles.max();
+  r.latency_min_cycles = gen.latency_cycles.min();
+  const models::MemoryStats& s = hbm ? platform.hbm.stats() : platform.dataram.stats();
+  if (hbm) r.row_hit_rate = s.row_hit_rate();
+  r.row_hits = s.row_hits;
+  r.row_misses = s.row_misses;
+  r.row_conflicts = s.row_conflicts;
+  r.refreshes = s.refreshes;
+  r.bank_conflicts = s.bank_conflicts;
+  return r;
+}
+
+void print_text(const TrafficResult& r, std::ostream& out) {
+  const double c = r.clock_ns;
+  out << fmt::format("npusim traffic: {} pattern {}: {} requests, {} bytes, {} outstanding\n",
+                     r.memory, r.pattern, r.requests, r.bytes, r.outstanding);
+  out << fmt::format("  bandwidth     {:.2f} GB/s ({:.0f} ns)\n", r.bandwidth_gbps, r.elapsed_ns);
+  out << fmt::format("  latency       mean {:.1f}  p50 {}  p99 {}  max {} cycles (min {})\n",
+                     r.latency_mean_cycles, r.latency_p50_cycles, r.latency_p99_cycles,
+                     r.latency_max_cycles, r.latency_min_cycles);
+  out << fmt::format("                mean {:.1f}  p50 {:.1f}  p99 {:.1f}  max {:.1f} ns\n",
+                     r.latency_mean_cycles * c, static_cast<double>(r.latency_p50_cycles) * c,
+                     static_cast<double>(r.latency_p99_cycles) * c,
+                     static_cast<double>(r.latency_max_cycles) * c);
+  if (r.row_hit_rate)
+    out << fmt::format("  row hit rate  {:.2f} % ({} hits, {} misses, {} conflicts; {} refreshes)\n",
+                       *r.row_hit_rate * 100.0, r.row_hits, r.row_misses, r.row_conflicts,
+                       r.refreshes);
+  else
+    out << fmt::format("  bank conflicts {}\n", r.bank_conflicts);
+}
+
+void print_json(const TrafficResult& r, std::ostream& out) {
+  nlohmann::json j;
+  j["memory"] = r.memory;
+  j["pattern"] = r.pattern;
+  j["requests"] = r.requests;
+  j["bytes"] = r.bytes;
+  j["outstanding"] = r.outstanding;
+  j["elapsed_ns"] = r.elapsed_ns;
+  j["clock_ns"] = r.clock_ns;
+  j["bandwidth_gbps"] = r.bandwidth_gbps;
+  j["latency_mean_cycles"] = r.latency_mean_cycles;
+  j["latency_p50_cycles"] = r.latency_p50_cycles;
+  j["latency_p99_cycles"] = r.latency_p99_cycles;
+  j["latency_max_cycles"] = r.latency_max_cycles;
+  j["latency_mean_ns"] = r.latency_mean_cycles * r.clock_ns;
+  j["latency_p50_ns"] = static_cast<double>(r.latency_p50_cycles) * r.clock_ns;
+  j["latency_p99_ns"] = static_cast<double>(r.latency_p99_cycles) * r.clock_ns;
+  j["latency_max_ns"] = static_cast<double>(r.latency_max_cycles) * r.clock_ns;
+  j["row_hit_rate"] = r.row_hit_rate ? nlohmann::json(*r.row_hit_rate) : nlohmann::json(nullptr);
+  j["row_hits"] = r.row_hits;
+  j["row_misses"] = r.row_misses;
+  j["row_conflicts"] = r.row_conflicts;
+  j["refreshes"] = r.refreshes;
+  j["bank_conflicts"] = r.bank_conflicts;
+  out << j.dump() << '\n';
+}
+
+}  // namespace npusim::sim
