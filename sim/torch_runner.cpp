@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "allocators/neuron/neuron_layout.h"
+#include "allocators/xmem/xmem_heap.h"
 #include "firmware/torch/runtime.h"
 #include "sim/heap_replay.h"
 #include "sim/platform_config.h"
@@ -57,6 +59,29 @@ const std::map<std::string, Reference>& references() {
            const float k = 0.7978845608f;
            o[i] = 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
          }
+         return o;
+       }},
+      {"negate",  // the SDK guides' tensor_negate_compute: -1 * x
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i) o[i] = -1.0f * static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)));
+         return o;
+       }},
+      {"add",  // the SDK guides' tensor_add_compute: t1 + t2
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = static_cast<float>(tr::element(in[0], static_cast<int64_t>(i))) +
+                  static_cast<float>(tr::element(in[1], static_cast<int64_t>(i)));
+         return o;
+       }},
+      {"relu_backward",  // the MLP tutorial's relu_backward(t_grad, t_in): t_in > 0 ? t_grad : 0
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = static_cast<float>(tr::element(in[1], static_cast<int64_t>(i))) > 0.0f
+                      ? static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)))
+                      : 0.0f;
          return o;
        }},
       {"clamp_unit",
@@ -118,7 +143,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
                        "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma, ...)",
                        e.at.column);
   if (!t.reference.empty() && !references().count(t.reference))
-    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, clamp_unit, row_sum, softmax_rows)", t.at.column);
+    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, relu_backward, gelu, negate, add, clamp_unit, row_sum, softmax_rows)", t.at.column);
   const std::vector<Setting> sets = run_settings(sc.set, opt);
   const std::string platform = opt.platform_override.empty() ? sc.platform : opt.platform_override;
   const fw::NeuronPlatformConfig cfg = load_platform(platform, sets);
@@ -221,8 +246,17 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   Json inputs = Json::array();
   for (size_t i = 0; i < spec.tensors.size(); ++i)
     inputs.push_back(Json{{"tensor", shape_text(spec.tensors[i])}, {"init", t.inputs[i].file.empty() ? t.inputs[i].init : "file"}});
-  rep["op"] = Json{{"name", t.op}, {"kernel", r.kernel}, {"symbol", r.mangled}, {"multicore", t.multicore},
+  rep["op"] = Json{{"name", t.op}, {"kernel", r.kernel}, {"symbol", r.mangled}, {"multicore", r.multicore},
                    {"inputs", inputs}, {"stack_size", r.stack_size}, {"stack_in_hbm", r.hbm_stack}};
+  // The dataram layout that ran (heaps.layout: seed | guides, or custom offsets; issue 16).
+  const auto& lay = cfg.firmware.layout;
+  const uint64_t pool_lo = lay.dataram_pool(), pool_hi = pool_lo + lay.dataram_pool_size;
+  const uint64_t hdr_lo = lay.dataram_header(), hdr_hi = hdr_lo + alloc::xmem::header_bytes(lay.num_blocks);
+  const bool hdr_inside = hdr_lo < pool_hi && pool_lo < hdr_hi;
+  rep["dataram_layout"] = Json{{"name", alloc::neuron::layout_name(lay)},
+                               {"pool", Json::array({pool_lo, pool_hi})},
+                               {"heap_header", Json::array({hdr_lo, hdr_hi})},
+                               {"header_in_pool", hdr_inside}};
   Json outcome{{"exit_code", res.exit_code}, {"status", r.failed ? "fault" : res.exit_code == 0 ? "ok" : "failed"}};
   outcome["fault"] = r.failed ? Json{{"kind", r.fault_kind}, {"message", r.fault_message}} : Json();
   outcome["expectations"] = exps;
@@ -265,7 +299,10 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   for (const auto& x : spec.tensors) ins += (ins.empty() ? "" : ", ") + shape_text(x);
   out << fmt::format("npusim run: {} on {}\n", sc.name.empty() ? sc.file : sc.name, platform);
   out << fmt::format("  op               {} (kernel {}), {}, inputs {}\n", t.op, r.kernel,
-                     t.multicore ? fmt::format("multicore ({} cores)", r.cores.size()) : "single core", ins);
+                     r.multicore ? fmt::format("multicore ({} cores)", r.cores.size()) : "single core", ins);
+  out << fmt::format("  dataram layout   {}: pool [0x{:x}, 0x{:x}), heap header [0x{:x}, 0x{:x}){}\n",
+                     alloc::neuron::layout_name(lay), pool_lo, pool_hi, hdr_lo, hdr_hi,
+                     hdr_inside ? " inside the pool (fewer than four 4 KiB stream buffers fit)" : "");
   out << fmt::format("  simulated time   {:.3f} us = {} cycles at {} GHz\n", r.duration_ns / 1e3, cyc(r.duration_ns), r.clock_ghz);
   out << "  cycles by core   compute      hbm      tcm      dma    stack     call    total\n";
   for (size_t i = 0; i < r.cores.size(); ++i) {
