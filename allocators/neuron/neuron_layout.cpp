@@ -69,4 +69,35 @@ std::vector<std::string> lint_layout(const NeuronLayout& l) {
   return out;
 }
 
+namespace {
+struct DataramPreset {
+  const char* name;
+  uint32_t pool_offset, header_offset, libc_pool_offset, libc_pool_size;
+};
+constexpr DataramPreset kPresets[] = {
+    {"seed", 0x42c, 0x3200, 0x4500, 0x8000},
+    {"guides", 0x440, 0x4440, 0x4680, 0x7e00},
+};
+}  // namespace
+
+bool apply_named_layout(NeuronLayout& l, const std::string& name) {
+  for (const auto& p : kPresets) {
+    if (name != p.name) continue;
+    l.dataram_pool_offset = p.pool_offset;
+    l.dataram_header_offset = p.header_offset;
+    l.libc_pool_offset = p.libc_pool_offset;
+    l.libc_pool_size = p.libc_pool_size;
+    return true;
+  }
+  return false;
+}
+
+std::string layout_name(const NeuronLayout& l) {
+  for (const auto& p : kPresets)
+    if (l.dataram_pool_offset == p.pool_offset && l.dataram_header_offset == p.header_offset &&
+        l.libc_pool_offset == p.libc_pool_offset && l.libc_pool_size == p.libc_pool_size)
+      return p.name;
+  return "custom";
+}
+
 }  // namespace npusim::alloc::neuron

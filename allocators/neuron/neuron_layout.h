@@ -73,6 +73,15 @@ struct NeuronLayout {
 // object outside dataram, one plain sentence each. The default layout yields exactly one
 // warning: the dataram heap header lies inside the dataram pool (documented offsets).
 std::vector<std::string> lint_layout(const NeuronLayout& layout);
+
+// Named dataram layouts (issue 16; `heaps.layout` of the profile): "seed" is the documented
+// one above (the default), whose dataram heap header lies inside the pool, so only three 4 KiB
+// stream buffers fit; "guides" moves the 16 KiB pool to a 64-byte boundary (+0x440) and the
+// header behind it (+0x4440), the libc pool after that, so four fit as the public guides say.
+// apply_named_layout returns false for an unknown name and leaves `l` alone.
+bool apply_named_layout(NeuronLayout& l, const std::string& name);
+// The name of the dataram layout of `l`: "seed", "guides", or "custom".
+std::string layout_name(const NeuronLayout& l);
 }  // namespace npusim::alloc::neuron
 namespace npusim::alloc {
 class HostMemory;

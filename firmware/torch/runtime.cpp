@@ -3,7 +3,9 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "firmware/torch/runtime.h"
 
-#include <dlfcn.h>
+#include "allocators/neuron/neuron_layout.h"
+#include "allocators/xmem/xmem_heap.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,10 +111,18 @@ struct Span {
   ~Span() { c.t.ns[cat] += now_ns(c) - t0; }
 };
 
+// The address of a local is the point: clang's -Wreturn-stack-address is off here.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wreturn-stack-address"
+#endif
 __attribute__((noinline)) uintptr_t stack_pointer() {
   volatile char probe = 0;
   return reinterpret_cast<uintptr_t>(&probe);
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 void check_stack(CoreCtx& c, const char* call) {
   if (c.entry_sp == 0) return;
@@ -202,6 +212,26 @@ uint32_t tcm_device_addr(CoreCtx& c, const void* p) {
 }
 
 }  // namespace
+
+// The first write into the dataram heap header from a block of the pool (issue 16): with the
+// seed layout the header lies inside the pool, so the third 4 KiB block overlaps it. Reported
+// once per block, at the write (a stream element, a refill or tensor_to_tcm), before the
+// corrupted heap faults at a later free.
+static void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64_t lo, uint64_t n,
+                               const std::string& what, const char* call,
+                               const char* effect = "this write corrupts the heap") {
+  const auto& l = c.run->cfg->firmware.layout;
+  const uint64_t h_lo = l.dataram_header(), h_hi = h_lo + alloc::xmem::header_bytes(l.num_blocks);
+  if (lo + n <= h_lo || lo >= h_hi) return;
+  for (uint64_t b : c.header_hits)
+    if (b == block) return;
+  c.header_hits.push_back(block);
+  c.run->warn(&c, "heap header overwrite", call, std::max(lo, h_lo),
+              fmt::format("{} [0x{:x}, 0x{:x}) overlaps the dataram heap header [0x{:x}, 0x{:x}) ({} dataram "
+                          "layout): {}, and a later free may take a bus error; --set heaps.layout=guides "
+                          "fits four 4 KiB blocks",
+                          what, block, block + block_bytes, h_lo, h_hi, alloc::neuron::layout_name(l), effect));
+}
 
 // --- the multi-core platform ---
 
@@ -516,6 +546,9 @@ void stream_read(int slot, void* dst) {
     ApiCall api(*c, "read_stream refill");
     s.first = s.pos;
     s.count = std::min<int64_t>(static_cast<int64_t>(npusim::fw::kBufferSizeBytes / s.elem), s.t->numel - s.pos);
+    npusim::torchrt::check_header_write(*c, s.buf, npusim::fw::kBufferSizeBytes, s.buf,
+                                        static_cast<uint64_t>(s.count) * s.elem,
+                                        fmt::format("the 4 KiB buffer of stream {}", slot + 1), "read_stream refill");
     npusim::torchrt::dma_move(*c, s.buf, s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
                               static_cast<uint64_t>(s.count) * s.elem, "read_stream_accessor");
   }
@@ -540,9 +573,12 @@ void stream_write(int slot, const void* src) {
   }
   if (s.count == 0) s.first = s.pos;
   ++c->t.tcm_accesses;
+  const uint64_t at = s.buf + static_cast<uint64_t>(s.count) * s.elem;
+  npusim::torchrt::check_header_write(*c, s.buf, npusim::fw::kBufferSizeBytes, at, s.elem,
+                                      fmt::format("the 4 KiB buffer of stream {}", slot + 1), "write_stream_accessor");
   {
     Span sp(*c, npusim::torchrt::kTcm);
-    c->core->write(s.buf + static_cast<uint64_t>(s.count) * s.elem, src, s.elem);
+    c->core->write(at, src, s.elem);
   }
   ++s.count;
   ++s.pos;
@@ -579,6 +615,17 @@ void stream_close(int slot) {
   s.open = false;
 }
 
+void stream_close_at_scope_exit(int slot) noexcept(false) {
+  if (std::uncaught_exceptions() == 0) {
+    stream_close(slot);  // a fault here propagates and is reported like any other
+    return;
+  }
+  try {
+    stream_close(slot);  // abandons the stream: the exception in flight is the report
+  } catch (...) {
+  }
+}
+
 // --- TCM ---
 
 void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n, size_t elem,
@@ -613,6 +660,8 @@ void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n
            fmt::format("the TCM range [0x{:x}, 0x{:x}) of {} bytes is not inside one tcm_malloc block", dev,
                        dev + n * elem, n * elem));
   if (to_tcm) {
+    npusim::torchrt::check_header_write(*c, blk->first, blk->second, dev, n * elem,
+                                        "the tcm_malloc block", call);
     npusim::torchrt::dma_move(*c, dev, taddr, n * elem, call);
     Span s(*c, npusim::torchrt::kCompute);
     c->core->compute(r.tcm_cycles * n);  // the kernel's work on the staged elements
@@ -651,6 +700,9 @@ void* tcm_malloc(size_t bytes) {
                              bytes, c->tcm_live, c->tcm_blocks.size()));
   }
   c->tcm_blocks[p] = static_cast<uint32_t>(bytes);
+  // The kernel's own stores into the block are host stores: reported when handed out.
+  npusim::torchrt::check_header_write(*c, p, bytes, p, bytes, "the tcm_malloc block", "tcm_malloc",
+                                      "the kernel's stores into the overlap corrupt the heap");
   c->tcm_live += bytes;
   c->run->tcm_peak = std::max(c->run->tcm_peak, c->tcm_live);
   return c->tcm_host + (p - c->tcm_base);
@@ -737,116 +789,13 @@ std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, cons
 }
 }  // namespace torch::detail
 
-// ===================== registration =====================
-
-namespace torch::npusim_op {
-
-namespace {
-std::map<std::string, OpDef>& registry() {
-  static std::map<std::string, OpDef> m;
-  return m;
-}
-std::string sub_code(size_t i) {
-  if (i == 0) return "S_";
-  std::string s;
-  size_t n = i - 1;
-  const char* digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  do {
-    s.insert(s.begin(), digits[n % 36]);
-    n /= 36;
-  } while (n);
-  return "S" + s + "_";
-}
-}  // namespace
-
-std::string mangle(const char* name, const std::vector<std::string>& params) {
-  std::string out = fmt::format("_Z{}{}", std::strlen(name), name);
-  std::vector<std::string> subs;
-  auto find = [&](const std::string& k) -> int {
-    for (size_t i = 0; i < subs.size(); ++i)
-      if (subs[i] == k) return static_cast<int>(i);
-    return -1;
-  };
-  for (const auto& p : params) {
-    if (p.size() == 1) {
-      out += p;
-      continue;
-    }
-    // "<R><K> ns cls"
-    const auto sp1 = p.find(' ');
-    const std::string quals = p.substr(0, sp1);
-    const auto sp2 = p.find(' ', sp1 + 1);
-    const std::string ns = p.substr(sp1 + 1, sp2 - sp1 - 1), cls = p.substr(sp2 + 1);
-    const std::string full = ns + "::" + cls;
-    const bool ref = quals.find('R') != std::string::npos, cst = quals.find('K') != std::string::npos;
-    const std::string kc = "K" + full, kr = "R" + (cst ? kc : full);
-    if (ref && find(kr) >= 0) { out += sub_code(static_cast<size_t>(find(kr))); continue; }
-    std::string enc;
-    if (cst && find(kc) >= 0) {
-      enc = sub_code(static_cast<size_t>(find(kc)));
-    } else {
-      std::string base;
-      if (find(full) >= 0) {
-        base = sub_code(static_cast<size_t>(find(full)));
-      } else {
-        base = "N" + (find(ns) >= 0 ? sub_code(static_cast<size_t>(find(ns))) : fmt::format("{}{}", ns.size(), ns));
-        if (find(ns) < 0) subs.push_back(ns);
-        base += fmt::format("{}{}E", cls.size(), cls);
-        subs.push_back(full);
-      }
-      enc = base;
-      if (cst) {
-        enc = "K" + base;
-        subs.push_back(kc);
-      }
-    }
-    if (ref) {
-      enc = "R" + enc;
-      subs.push_back(kr);
-    }
-    out += enc;
-  }
-  if (params.empty()) out += "v";
-  return out;
-}
-
-void register_op(OpDef def) {
-  const std::string n = def.name;
-  registry()[n] = std::move(def);
-}
-const OpDef* find_op(const std::string& name) {
-  auto it = registry().find(name);
-  return it == registry().end() ? nullptr : &it->second;
-}
-std::vector<const OpDef*> ops() {
-  std::vector<const OpDef*> v;
-  for (const auto& [n, d] : registry()) v.push_back(&d);
-  return v;
-}
-bool register_library(const char* name, void (*init)(Library&), long long stack_size) {
-  Library lib(name, stack_size);
-  init(lib);
-  return true;
-}
-
-}  // namespace torch::npusim_op
+// Registration and kernel lookup: firmware/torch/op_lookup.cpp.
 
 // ===================== one run =====================
 
 namespace npusim::torchrt {
 
 namespace {
-
-void* resolve_kernel(const torch::npusim_op::OpDef& d) {
-  void* f = dlsym(RTLD_DEFAULT, d.mangled.c_str());
-  if (f == nullptr)
-    throw std::invalid_argument(fmt::format(
-        "op '{}': kernel function '{}' (symbol {}) not found: the kernel file must be linked into "
-        "npusim (npusim_add_torch_op) or loaded as a plugin, with the same signature as the shape "
-        "function",
-        d.name, d.kernel, d.mangled));
-  return f;
-}
 
 torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name) {
   auto t = std::make_shared<TensorImpl>(*host.impl());
@@ -923,8 +872,9 @@ void core_program(Run& r, CoreCtx& c) {
 
 }  // namespace
 
-OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
+OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   OpResult res;
+  OpSpec spec = spec_in;
   const auto* def = torch::npusim_op::find_op(spec.op);
   if (def == nullptr) {
     std::string known;
@@ -932,7 +882,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec) {
     throw std::invalid_argument(fmt::format("no torch op '{}' (registered: {})", spec.op, known));
   }
   auto& mdef = const_cast<torch::npusim_op::OpDef&>(*def);
-  if (mdef.kernel_fn == nullptr) mdef.kernel_fn = resolve_kernel(mdef);
+  if (mdef.kernel_fn == nullptr) torch::npusim_op::resolve_kernel(mdef);
+  // A library built with `npusim op build --multicore` runs on every core (multicore=True).
+  if (def->multicore == 1) spec.multicore = true;
+  res.multicore = spec.multicore;
   size_t nt = 0, ns = 0;
   for (char k : def->kinds) (k == 't' ? nt : ns)++;
   if (nt != spec.tensors.size() || ns != spec.scalars.size())

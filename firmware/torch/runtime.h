@@ -92,6 +92,7 @@ struct OpResult {
   double clock_ghz = 1.4;
   long long stack_size = -1;
   bool hbm_stack = false;
+  bool multicore = false;  // the scenario's, or the library's (npusim op build --multicore)
   uint64_t hbm_bytes = 0, hbm_requests = 0, dma_bytes = 0, dma_descriptors = 0;
   uint64_t tcm_peak_bytes = 0;
   std::string kernel, mangled;
@@ -124,6 +125,7 @@ struct CoreCtx {
   uint32_t fast_streams = 0;
   uintptr_t entry_sp = 0;
   std::vector<std::pair<uint64_t, uint64_t>> dst_writes;  // byte ranges of the dst tensor
+  std::vector<uint64_t> header_hits;  // blocks reported writing into the dataram heap header
   std::string last_call = "kernel entry";
   std::vector<CallRecord> calls;  // when recording
 };

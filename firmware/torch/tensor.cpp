@@ -171,6 +171,9 @@ double unary(const std::string& op, double a, bool fp) {
   if (op == "reciprocal") return 1.0f / f;
   if (op == "sin") return std::sin(f);
   if (op == "cos") return std::cos(f);
+  if (op == "tan") return std::tan(f);
+  if (op == "log2") return std::log2(f);
+  if (op == "log10") return std::log10(f);
   if (op == "tanh") return std::tanh(f);
   if (op == "sigmoid") return 1.0f / (1.0f + std::exp(-f));
   if (op == "ceil") return std::ceil(f);
@@ -222,6 +225,14 @@ Tensor like(const Tensor& a) { return Tensor(detail::new_tensor(a.sizes(), a.sca
 
 }  // namespace
 
+}  // namespace torch
+
+void c10::IntArrayRef::too_many_dims() {
+  torch::detail::op_error("IntArrayRef", fmt::format("more than {} sizes in a braced list (the device library's limit)", kMaxDims));
+}
+
+namespace torch {
+
 int64_t Tensor::numel() const { return impl_ ? impl_->numel : 0; }
 int64_t Tensor::dim() const { return impl_ ? static_cast<int64_t>(impl_->sizes.size()) : 0; }
 IntArrayRef Tensor::sizes() const { return impl_ ? IntArrayRef(impl_->sizes) : IntArrayRef(); }
@@ -233,12 +244,12 @@ int64_t Tensor::size(int64_t d) const {
 }
 ScalarType Tensor::scalar_type() const { return impl_ ? impl_->dtype : kFloat; }
 
-Tensor& Tensor::fill_(const Scalar& v) {
+Tensor& Tensor::fill_(const Scalar& v) const {
   auto b = detail::bytes_of(*impl_);
   for (int64_t i = 0; i < impl_->numel; ++i) put(b, impl_->dtype, i, v.toDouble());
   detail::set_bytes(*impl_, b);
   detail::charge(b.size(), 0);
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor empty(IntArrayRef size, const TensorOptions& o) {
@@ -278,6 +289,9 @@ NPUSIM_UNARY_IMPL(rsqrt)
 NPUSIM_UNARY_IMPL(reciprocal)
 NPUSIM_UNARY_IMPL(sin)
 NPUSIM_UNARY_IMPL(cos)
+NPUSIM_UNARY_IMPL(tan)
+NPUSIM_UNARY_IMPL(log2)
+NPUSIM_UNARY_IMPL(log10)
 NPUSIM_UNARY_IMPL(tanh)
 NPUSIM_UNARY_IMPL(sigmoid)
 NPUSIM_UNARY_IMPL(ceil)
@@ -329,6 +343,29 @@ NPUSIM_BINARY_IMPL(bitwise_or)
 NPUSIM_BINARY_IMPL(bitwise_xor)
 #undef NPUSIM_BINARY_IMPL
 
+// Scalar first (pow, bitwise): the scalar is cast to the tensor's dtype, as documented.
+namespace {
+Tensor& scalar_first_out(const std::string& op, Tensor& out, const Scalar& s, const Tensor& b) {
+  const bool fp = is_float(b.scalar_type());
+  const double x = fp ? static_cast<double>(s.toFloat()) : static_cast<double>(s.toLong());
+  return map_out(op, out, b, [&](double y, int64_t) { return binary(op, x, y, fp); });
+}
+}  // namespace
+#define NPUSIM_SCALAR_FIRST_IMPL(name)                                                         \
+  Tensor& name##_out(Tensor& out, const Scalar& a, const Tensor& b) {                          \
+    return scalar_first_out(#name, out, a, b);                                                 \
+  }                                                                                            \
+  Tensor name(const Scalar& a, const Tensor& b) {                                              \
+    Tensor out = like(b);                                                                      \
+    return name##_out(out, a, b);                                                              \
+  }
+NPUSIM_SCALAR_FIRST_IMPL(pow)
+NPUSIM_SCALAR_FIRST_IMPL(bitwise_and)
+NPUSIM_SCALAR_FIRST_IMPL(bitwise_or)
+NPUSIM_SCALAR_FIRST_IMPL(bitwise_xor)
+#undef NPUSIM_SCALAR_FIRST_IMPL
+Tensor bitwise_not(Tensor& out, const Tensor& a) { return bitwise_not_out(out, a); }
+
 #define NPUSIM_ALPHA_IMPL(name)                                                                \
   Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {     \
     return binary_out(#name, out, a, b, alpha.toDouble());                                     \
@@ -337,9 +374,12 @@ NPUSIM_BINARY_IMPL(bitwise_xor)
     Tensor out = like(a);                                                                      \
     return name##_out(out, a, b, alpha);                                                       \
   }                                                                                            \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha) {     \
+    return scalar_out(#name, out, a, b, alpha.toDouble());                                     \
+  }                                                                                            \
   Tensor name(const Tensor& a, const Scalar& b, const Scalar& alpha) {                         \
     Tensor out = like(a);                                                                      \
-    return scalar_out(#name, out, a, b, alpha.toDouble());                                     \
+    return name##_out(out, a, b, alpha);                                                       \
   }
 NPUSIM_ALPHA_IMPL(add)
 NPUSIM_ALPHA_IMPL(sub)
@@ -376,6 +416,7 @@ torch::ScalarType parse_dtype(const std::string& s, bool* ok) {
   if (s == "char" || s == "int8" || s == "kChar") return torch::kChar;
   if (s == "short" || s == "int16" || s == "kShort") return torch::kShort;
   if (s == "byte" || s == "uint8" || s == "kByte") return torch::kByte;
+  if (s == "long" || s == "int64" || s == "kLong") return torch::kLong;
   *ok = false;
   return torch::kFloat;
 }

@@ -77,6 +77,11 @@ std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
          else return "expected complete or reject";
          return std::nullopt;
        }},
+      {"heaps.layout",
+       [&l](const std::string& v) -> std::optional<std::string> {
+         if (!alloc::neuron::apply_named_layout(l, v)) return "expected seed or guides";
+         return std::nullopt;
+       }},
       {"heaps.data_scratch", uint_setter(l.data_scratch, 0xffffffffu)},
       {"heaps.dataram_size", uint_setter(l.dataram_size, 0xffffffffu)},
       {"heaps.bss_offset", uint_setter(l.bss_offset, 0xffffffffu)},

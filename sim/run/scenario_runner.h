@@ -73,7 +73,7 @@ nlohmann::ordered_json report_head(const std::string& name, const std::string& f
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
                        std::vector<std::unique_ptr<RunObserver>> observers = {});
 
-// A scenario with a torch_op (sim/torch_runner.cpp): the op on the GPSIMD cores.
+// A scenario with a torch_op (sim/run/torch_ops.cpp): the op on the GPSIMD cores.
 RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
                              std::vector<std::unique_ptr<RunObserver>> observers);
 

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "allocators/neuron/neuron_layout.h"
+#include "allocators/xmem/xmem_heap.h"
 #include "firmware/torch/runtime.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/input/platform_config.h"
@@ -58,6 +60,29 @@ const std::map<std::string, Reference>& references() {
            const float k = 0.7978845608f;
            o[i] = 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
          }
+         return o;
+       }},
+      {"negate",  // the SDK guides' tensor_negate_compute: -1 * x
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i) o[i] = -1.0f * static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)));
+         return o;
+       }},
+      {"add",  // the SDK guides' tensor_add_compute: t1 + t2
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = static_cast<float>(tr::element(in[0], static_cast<int64_t>(i))) +
+                  static_cast<float>(tr::element(in[1], static_cast<int64_t>(i)));
+         return o;
+       }},
+      {"relu_backward",  // the MLP tutorial's relu_backward(t_grad, t_in): t_in > 0 ? t_grad : 0
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = static_cast<float>(tr::element(in[1], static_cast<int64_t>(i))) > 0.0f
+                      ? static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)))
+                      : 0.0f;
          return o;
        }},
       {"clamp_unit",
@@ -123,7 +148,7 @@ class TorchOps : public Workload {
                        "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma, ...)",
                        e.at.column);
   if (!t.reference.empty() && !references().count(t.reference))
-    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, clamp_unit, row_sum, softmax_rows)", t.at.column);
+    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, relu_backward, gelu, negate, add, clamp_unit, row_sum, softmax_rows)", t.at.column);
   sets_ = run_settings(sc_.set, opt_);
   platform_ = opt_.platform_override.empty() ? sc_.platform : opt_.platform_override;
   cfg_ = load_platform(platform_, sets_);
@@ -251,8 +276,14 @@ class TorchOps : public Workload {
   Json inputs = Json::array();
   for (size_t i = 0; i < spec_.tensors.size(); ++i)
     inputs.push_back(Json{{"tensor", shape_text(spec_.tensors[i])}, {"init", t.inputs[i].file.empty() ? t.inputs[i].init : "file"}});
-  rep["op"] = Json{{"name", t.op}, {"kernel", r_.kernel}, {"symbol", r_.mangled}, {"multicore", t.multicore},
+  rep["op"] = Json{{"name", t.op}, {"kernel", r_.kernel}, {"symbol", r_.mangled}, {"multicore", r_.multicore},
                    {"inputs", inputs}, {"stack_size", r_.stack_size}, {"stack_in_hbm", r_.hbm_stack}};
+  // The dataram layout that ran (heaps.layout: seed | guides, or custom offsets; issue 16).
+  const LayoutSpan lay = layout_span();
+  rep["dataram_layout"] = Json{{"name", lay.name},
+                               {"pool", Json::array({lay.pool_lo, lay.pool_hi})},
+                               {"heap_header", Json::array({lay.hdr_lo, lay.hdr_hi})},
+                               {"header_in_pool", lay.header_in_pool()}};
   Json outcome{{"exit_code", exit_code}, {"status", r_.failed ? "fault" : exit_code == 0 ? "ok" : "failed"}};
   outcome["fault"] = r_.failed ? Json{{"kind", r_.fault_kind}, {"message", r_.fault_message}} : Json();
   outcome["expectations"] = expectations;
@@ -297,7 +328,11 @@ class TorchOps : public Workload {
   for (const auto& x : spec_.tensors) ins += (ins.empty() ? "" : ", ") + shape_text(x);
   out << fmt::format("npusim run: {} on {}\n", sc_.name.empty() ? sc_.file : sc_.name, platform_);
   out << fmt::format("  op               {} (kernel {}), {}, inputs {}\n", t.op, r_.kernel,
-                     t.multicore ? fmt::format("multicore ({} cores)", r_.cores.size()) : "single core", ins);
+                     r_.multicore ? fmt::format("multicore ({} cores)", r_.cores.size()) : "single core", ins);
+  const LayoutSpan lay = layout_span();
+  out << fmt::format("  dataram layout   {}: pool [0x{:x}, 0x{:x}), heap header [0x{:x}, 0x{:x}){}\n",
+                     lay.name, lay.pool_lo, lay.pool_hi, lay.hdr_lo, lay.hdr_hi,
+                     lay.header_in_pool() ? " inside the pool (fewer than four 4 KiB stream buffers fit)" : "");
   out << fmt::format("  simulated time   {:.3f} us = {} cycles at {} GHz\n", r_.duration_ns / 1e3, cyc(r_.duration_ns), r_.clock_ghz);
   out << "  cycles by core   compute      hbm      tcm      dma    stack     call    total\n";
   for (size_t i = 0; i < r_.cores.size(); ++i) {
@@ -327,6 +362,19 @@ class TorchOps : public Workload {
   }
 
  private:
+  // The dataram pool and heap header of the layout that ran (issue 16).
+  struct LayoutSpan {
+    std::string name;
+    uint64_t pool_lo, pool_hi, hdr_lo, hdr_hi;
+    bool header_in_pool() const { return hdr_lo < pool_hi && pool_lo < hdr_hi; }
+  };
+  LayoutSpan layout_span() const {
+    const auto& lay = cfg_.firmware.layout;
+    const uint64_t pool = lay.dataram_pool(), hdr = lay.dataram_header();
+    return {alloc::neuron::layout_name(lay), pool, pool + lay.dataram_pool_size, hdr,
+            hdr + alloc::xmem::header_bytes(lay.num_blocks)};
+  }
+
   const Scenario& sc_;
   const RunOptions& opt_;
   const TorchOpSpec& t;

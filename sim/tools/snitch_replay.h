@@ -29,7 +29,7 @@ struct SnitchReplayOptions {
 
 // Parses the whole trace first (nothing is printed for a malformed file), then runs it and
 // writes one JSON object per op to `out`. Returns 0, or 1 when stop_on_trap ended the run.
-// Throws InputError (sim/heap_replay.h) naming file, line and token for a malformed line, and
+// Throws InputError (sim/tools/heap_replay.h) naming file, line and token for a malformed line, and
 // naming "command line" for bad options.
 int run_snitch_replay(const SnitchReplayOptions& opt, std::istream& ops, const std::string& file,
                       std::ostream& out);

@@ -6,6 +6,7 @@
 // host) they live in host memory and every operation is plain host code.
 #pragma once
 
+#include <cassert>  // kernels use assert() through <torch/torch.h>, as the SDK examples do
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -36,24 +37,76 @@ struct BFloat16 {
 class IntArrayRef {
  public:
   IntArrayRef() = default;
-  // As in c10: the list must outlive the reference (a braced list in a call does).
+  // A braced list of sizes. As in c10, an int64_t list must outlive the reference (a braced
+  // list in a call does). A list of another integral type ({num_elem} with a size_t) is
+  // copied, up to kMaxDims sizes: on the ILP32 device it widens to int64_t (issue 16).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
-  IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#endif
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  IntArrayRef(std::initializer_list<I> l) {  // NOLINT
+    if constexpr (std::is_same_v<I, int64_t>) {
+      data_ = l.begin();
+      size_ = l.size();
+    } else {
+      for (I v : l) push(v);
+    }
+  }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
+  // A braced list of mixed integral types ({rows, 4} with a size_t `rows`).
+  template <class... I, std::enable_if_t<(sizeof...(I) >= 2) && (std::is_integral_v<I> && ...), int> = 0>
+  IntArrayRef(I... v) {  // NOLINT
+    (push(v), ...);
+  }
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   IntArrayRef(const int64_t* d, size_t n) : data_(d), size_(n) {}
+  IntArrayRef(const IntArrayRef& o) { *this = o; }
+  IntArrayRef& operator=(const IntArrayRef& o) {
+    size_ = o.size_;
+    owned_ = o.owned_;
+    if (owned_) {
+      for (size_t i = 0; i < size_; ++i) buf_[i] = o.buf_[i];
+      data_ = buf_;
+    } else {
+      data_ = o.data_;
+    }
+    return *this;
+  }
   size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   const int64_t* begin() const { return data_; }
   const int64_t* end() const { return data_ + size_; }
   const int64_t* data() const { return data_; }
   int64_t operator[](size_t i) const { return data_[i]; }
   std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  bool equals(IntArrayRef o) const {
+    if (size_ != o.size_) return false;
+    for (size_t i = 0; i < size_; ++i)
+      if (data_[i] != o.data_[i]) return false;
+    return true;
+  }
+  // The device library's limit (public API reference, "Library Limitations").
+  static constexpr size_t kMaxDims = 8;
 
  private:
+  template <class I>
+  void push(I v) {
+    if (size_ == kMaxDims) too_many_dims();
+    buf_[size_++] = static_cast<int64_t>(v);
+    data_ = buf_;
+    owned_ = true;
+  }
+  [[noreturn]] static void too_many_dims();
   const int64_t* data_ = nullptr;
   size_t size_ = 0;
+  bool owned_ = false;
+  int64_t buf_[kMaxDims] = {};
 };
+inline bool operator==(IntArrayRef a, IntArrayRef b) { return a.equals(b); }
+inline bool operator!=(IntArrayRef a, IntArrayRef b) { return !a.equals(b); }
 
 class TensorOptions {
  public:
@@ -109,6 +162,8 @@ constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kChar = ScalarType::Char;
 constexpr ScalarType kShort = ScalarType::Short;
 constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kInt64 = ScalarType::Long;
 constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
@@ -137,6 +192,7 @@ template <> constexpr ScalarType dtype_of<uint8_t>() { return kByte; }
 template <> constexpr ScalarType dtype_of<int8_t>() { return kChar; }
 template <> constexpr ScalarType dtype_of<int16_t>() { return kShort; }
 template <> constexpr ScalarType dtype_of<int32_t>() { return kInt; }
+template <> constexpr ScalarType dtype_of<int64_t>() { return kLong; }
 template <> constexpr ScalarType dtype_of<c10::Half>() { return kHalf; }
 template <> constexpr ScalarType dtype_of<float>() { return kFloat; }
 template <> constexpr ScalarType dtype_of<c10::BFloat16>() { return kBFloat16; }
@@ -180,8 +236,9 @@ void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n
 
 class Tensor;
 
-// accessor<T,N>(): every element access is a trip to HBM (as on the device).
-template <class T>
+// accessor<T,N>(): every element access is a trip to HBM (as on the device). A read-only
+// accessor (from a const tensor) has no assignment: writing through it does not compile.
+template <class T, bool read_only = false>
 class ElementRef {
  public:
   ElementRef(detail::TensorImpl* t, int64_t index) : t_(t), index_(index) {}
@@ -191,6 +248,7 @@ class ElementRef {
     return v;
   }
   ElementRef& operator=(T v) {
+    static_assert(!read_only, "writing through the read-only accessor of a const tensor");
     detail::element_store(*t_, index_, &v, sizeof(T));
     return *this;
   }
@@ -205,7 +263,7 @@ class ElementRef {
   int64_t index_;
 };
 
-template <class T, size_t N>
+template <class T, size_t N, bool read_only = false>
 class TensorAccessor {
  public:
   TensorAccessor(detail::TensorImpl* t, const int64_t* sizes, const int64_t* strides, int64_t base,
@@ -213,8 +271,8 @@ class TensorAccessor {
       : t_(t), sizes_(sizes), strides_(strides), base_(base), access_(std::move(access)) {}
   auto operator[](int64_t i) const {
     if (i < 0 || i >= sizes_[0]) detail::index_out_of_range(*t_, i, 0, sizes_[0]);
-    if constexpr (N == 1) return ElementRef<T>(t_, base_ + i * strides_[0]);
-    else return TensorAccessor<T, N - 1>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0], access_);
+    if constexpr (N == 1) return ElementRef<T, read_only>(t_, base_ + i * strides_[0]);
+    else return TensorAccessor<T, N - 1, read_only>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0], access_);
   }
   int64_t size(size_t d) const { return sizes_[d]; }
 
@@ -226,27 +284,35 @@ class TensorAccessor {
   std::shared_ptr<detail::StandardAccess> access_;  // the accessor is active while it lives
 };
 
+namespace detail {
+// Closing a stream at scope exit: a fault is thrown like any other (the destructors are
+// noexcept(false)), unless the scope is already being left by an exception, whose report
+// stands (issue 16).
+void stream_close_at_scope_exit(int slot) noexcept(false);
+}  // namespace detail
+
 // read_stream_accessor<T>() / write_stream_accessor<T>(): sequential access through a 4 KiB
 // buffer in TCM (the first four per core; a fifth runs at standard-accessor speed).
 template <class T>
-class ReadStreamAccessor {
+class TensorReadStreamAccessor {
  public:
-  ReadStreamAccessor(detail::TensorImpl& t)  // NOLINT
+  TensorReadStreamAccessor(detail::TensorImpl& t)  // NOLINT
       : slot_(detail::stream_open(t, false, sizeof(T), "read_stream_accessor")) {}
-  ReadStreamAccessor(ReadStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
-  ReadStreamAccessor(const ReadStreamAccessor&) = delete;
-  ReadStreamAccessor& operator=(const ReadStreamAccessor&) = delete;
-  ~ReadStreamAccessor() {
-    if (slot_ >= 0) detail::stream_close(slot_);
+  TensorReadStreamAccessor(TensorReadStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  TensorReadStreamAccessor(const TensorReadStreamAccessor&) = delete;
+  TensorReadStreamAccessor& operator=(const TensorReadStreamAccessor&) = delete;
+  ~TensorReadStreamAccessor() noexcept(false) {
+    if (slot_ >= 0) detail::stream_close_at_scope_exit(slot_);
   }
   T read() {
     T v;
     detail::stream_read(slot_, &v);
     return v;
   }
-  // The slot stays: a later access is reported as an access to a closed stream.
-  void close() {
+  // The slot stays: a later access is reported as an access to a closed stream. Returns 0.
+  int close() {
     if (slot_ >= 0) detail::stream_close(slot_);
+    return 0;
   }
 
  private:
@@ -254,37 +320,43 @@ class ReadStreamAccessor {
 };
 
 template <class T>
-class WriteStreamAccessor {
+class TensorWriteStreamAccessor {
  public:
-  WriteStreamAccessor(detail::TensorImpl& t)  // NOLINT
+  TensorWriteStreamAccessor(detail::TensorImpl& t)  // NOLINT
       : slot_(detail::stream_open(t, true, sizeof(T), "write_stream_accessor")) {}
-  WriteStreamAccessor(WriteStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
-  WriteStreamAccessor(const WriteStreamAccessor&) = delete;
-  WriteStreamAccessor& operator=(const WriteStreamAccessor&) = delete;
-  ~WriteStreamAccessor() {
-    if (slot_ >= 0) detail::stream_close(slot_);
+  TensorWriteStreamAccessor(TensorWriteStreamAccessor&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  TensorWriteStreamAccessor(const TensorWriteStreamAccessor&) = delete;
+  TensorWriteStreamAccessor& operator=(const TensorWriteStreamAccessor&) = delete;
+  ~TensorWriteStreamAccessor() noexcept(false) {
+    if (slot_ >= 0) detail::stream_close_at_scope_exit(slot_);
   }
   void write(T v) { detail::stream_write(slot_, &v); }
-  // The slot stays: a later access is reported as an access to a closed stream.
-  void close() {
+  // The slot stays: a later access is reported as an access to a closed stream. Returns 0.
+  int close() {
     if (slot_ >= 0) detail::stream_close(slot_);
+    return 0;
   }
 
  private:
   int slot_;
 };
+template <class T> using ReadStreamAccessor = TensorReadStreamAccessor<T>;
+template <class T> using WriteStreamAccessor = TensorWriteStreamAccessor<T>;
 
 // tcm_accessor(): whole ranges moved by DMA between the tensor and a TCM buffer
-// (torch::neuron::tcm_malloc). Offsets and counts are elements of the flattened tensor.
-class TcmAccessor {
+// (torch::neuron::tcm_malloc). Offsets and counts are elements of the flattened tensor. The
+// accessor of a const tensor is read-only: tcm_to_tensor on it does not compile.
+template <bool read_only>
+class TensorTcmAccessor {
  public:
-  explicit TcmAccessor(detail::TensorImpl* t) : t_(t) {}
+  explicit TensorTcmAccessor(detail::TensorImpl* t) : t_(t) {}
   template <class T>
   void tensor_to_tcm(T* tcm, size_t offset, size_t n) const {
     detail::tcm_transfer(*t_, true, tcm, offset, n, sizeof(T), detail::dtype_of<T>(), "tensor_to_tcm");
   }
   template <class T>
   void tcm_to_tensor(const T* tcm, size_t offset, size_t n) const {
+    static_assert(!read_only, "tcm_to_tensor on the read-only TCM accessor of a const tensor");
     detail::tcm_transfer(*t_, false, const_cast<T*>(tcm), offset, n, sizeof(T), detail::dtype_of<T>(),
                          "tcm_to_tensor");
   }
@@ -292,6 +364,7 @@ class TcmAccessor {
  private:
   detail::TensorImpl* t_;
 };
+using TcmAccessor = TensorTcmAccessor<false>;
 
 class Tensor {
  public:
@@ -307,26 +380,30 @@ class Tensor {
   ScalarType dtype() const { return scalar_type(); }
   size_t element_size() const { return torch::element_size(scalar_type()); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
-  Tensor& fill_(const Scalar& v);
-  Tensor& zero_() { return fill_(0); }
+  Tensor& fill_(const Scalar& v) const;
+  Tensor& zero_() const { return fill_(0); }
 
+  // As documented: a const tensor gives read-only accessors; write streams need a mutable one.
   template <class T, size_t N>
-  TensorAccessor<T, N> accessor() const {
-    detail::check_accessor_type(*impl_, detail::dtype_of<T>(), N, "accessor");
-    return TensorAccessor<T, N>(impl_.get(), detail::sizes_of(*impl_), detail::strides_of(*impl_), 0,
-                                std::make_shared<detail::StandardAccess>(*impl_));
+  TensorAccessor<T, N, true> accessor() const& {
+    return make_accessor<T, N, true>();
+  }
+  template <class T, size_t N>
+  TensorAccessor<T, N, false> accessor() & {
+    return make_accessor<T, N, false>();
   }
   template <class T>
-  ReadStreamAccessor<T> read_stream_accessor() const {
+  TensorReadStreamAccessor<T> read_stream_accessor() const& {
     detail::check_accessor_type(*impl_, detail::dtype_of<T>(), 0, "read_stream_accessor");
-    return ReadStreamAccessor<T>(*impl_);
+    return TensorReadStreamAccessor<T>(*impl_);
   }
   template <class T>
-  WriteStreamAccessor<T> write_stream_accessor() const {
+  TensorWriteStreamAccessor<T> write_stream_accessor() & {
     detail::check_accessor_type(*impl_, detail::dtype_of<T>(), 0, "write_stream_accessor");
-    return WriteStreamAccessor<T>(*impl_);
+    return TensorWriteStreamAccessor<T>(*impl_);
   }
-  TcmAccessor tcm_accessor() const { return TcmAccessor(impl_.get()); }
+  TensorTcmAccessor<true> tcm_accessor() const& { return TensorTcmAccessor<true>(impl_.get()); }
+  TensorTcmAccessor<false> tcm_accessor() & { return TensorTcmAccessor<false>(impl_.get()); }
   CoherencyEnforcer::Policy get_accessor_coherence_policy() const {
     return detail::coherence_policy(*impl_);
   }
@@ -346,6 +423,12 @@ class Tensor {
   Tensor clamp(const Scalar& lo, const Scalar& hi) const;
 
   detail::TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  template <class T, size_t N, bool read_only>
+  TensorAccessor<T, N, read_only> make_accessor() const {
+    detail::check_accessor_type(*impl_, detail::dtype_of<T>(), N, "accessor");
+    return TensorAccessor<T, N, read_only>(impl_.get(), detail::sizes_of(*impl_), detail::strides_of(*impl_), 0,
+                                           std::make_shared<detail::StandardAccess>(*impl_));
+  }
   const std::shared_ptr<detail::TensorImpl>& impl() const { return impl_; }
 
  private:
@@ -360,49 +443,12 @@ Tensor full(IntArrayRef size, const Scalar& value, const TensorOptions& options 
 Tensor eye(int64_t n, const TensorOptions& options = {});
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
 
-// --- element-wise ops (no broadcasting) and their _out forms ---
-#define NPUSIM_TORCH_UNARY(name)                  \
-  Tensor name(const Tensor& a);                   \
-  Tensor& name##_out(Tensor& out, const Tensor& a);
-NPUSIM_TORCH_UNARY(abs)
-NPUSIM_TORCH_UNARY(neg)
-NPUSIM_TORCH_UNARY(exp)
-NPUSIM_TORCH_UNARY(log)
-NPUSIM_TORCH_UNARY(sqrt)
-NPUSIM_TORCH_UNARY(rsqrt)
-NPUSIM_TORCH_UNARY(reciprocal)
-NPUSIM_TORCH_UNARY(sin)
-NPUSIM_TORCH_UNARY(cos)
-NPUSIM_TORCH_UNARY(tanh)
-NPUSIM_TORCH_UNARY(sigmoid)
-NPUSIM_TORCH_UNARY(ceil)
-NPUSIM_TORCH_UNARY(floor)
-NPUSIM_TORCH_UNARY(round)
-NPUSIM_TORCH_UNARY(relu)
-NPUSIM_TORCH_UNARY(bitwise_not)
-#undef NPUSIM_TORCH_UNARY
+}  // namespace torch
 
-#define NPUSIM_TORCH_BINARY(name)                                       \
-  Tensor name(const Tensor& a, const Tensor& b);                        \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b);    \
-  Tensor name(const Tensor& a, const Scalar& b);                        \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Scalar& b);
-NPUSIM_TORCH_BINARY(mul)
-NPUSIM_TORCH_BINARY(div)
-NPUSIM_TORCH_BINARY(pow)
-NPUSIM_TORCH_BINARY(bitwise_and)
-NPUSIM_TORCH_BINARY(bitwise_or)
-NPUSIM_TORCH_BINARY(bitwise_xor)
-#undef NPUSIM_TORCH_BINARY
+// The element-wise ops of the reference.
+#include <torch/ops.h>
 
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-Tensor clamp(const Tensor& a, const Scalar& lo, const Scalar& hi);
-Tensor& clamp_out(Tensor& out, const Tensor& a, const Scalar& lo, const Scalar& hi);
+namespace torch {
 
 namespace neuron {
 // The 16 KiB TCM pool of the core running the kernel (the dataram heap): nullptr on failure.
@@ -410,99 +456,8 @@ void* tcm_malloc(size_t bytes);
 void tcm_free(void* p);  // accepts nullptr
 }  // namespace neuron
 
-// --- op registration: NEURON_LIBRARY(lib, m) { m.def("op", &shape_fn, "kernel_fn"); } ---
-namespace npusim_op {
-// A kernel entry: calls the kernel with the op's input tensors and scalar arguments.
-using Invoker = Tensor (*)(void* kernel, const std::vector<Tensor>& tensors,
-                           const std::vector<Scalar>& scalars);
-struct ArgKinds {
-  std::vector<char> kinds;  // 't' tensor, 's' scalar (Scalar, double, int64_t, ...)
-};
-// Itanium-mangled name of `name` with the parameter types of the shape function: each type
-// is a builtin code (d, f, l, i, b) or "<R><K> namespace class".
-std::string mangle(const char* name, const std::vector<std::string>& params);
-
-template <class A> struct Param;
-template <> struct Param<const Tensor&> { static std::string m() { return "RK torch Tensor"; } static constexpr char k = 't'; };
-template <> struct Param<Tensor> { static std::string m() { return " torch Tensor"; } static constexpr char k = 't'; };
-template <> struct Param<Tensor&> { static std::string m() { return "R torch Tensor"; } static constexpr char k = 't'; };
-template <> struct Param<const c10::Scalar&> { static std::string m() { return "RK c10 Scalar"; } static constexpr char k = 's'; };
-template <> struct Param<c10::Scalar> { static std::string m() { return " c10 Scalar"; } static constexpr char k = 's'; };
-template <> struct Param<double> { static std::string m() { return "d"; } static constexpr char k = 's'; };
-template <> struct Param<float> { static std::string m() { return "f"; } static constexpr char k = 's'; };
-template <> struct Param<int64_t> { static std::string m() { return "l"; } static constexpr char k = 's'; };
-template <> struct Param<int> { static std::string m() { return "i"; } static constexpr char k = 's'; };
-template <> struct Param<bool> { static std::string m() { return "b"; } static constexpr char k = 's'; };
-
-template <class A>
-A pick(const std::vector<Tensor>& ts, const std::vector<Scalar>& ss, size_t& ti, size_t& si) {
-  if constexpr (Param<A>::k == 't') return ts.at(ti++);
-  else if constexpr (std::is_same_v<std::decay_t<A>, c10::Scalar>) return ss.at(si++);
-  else return ss.at(si++).template to<std::decay_t<A>>();
-}
-
-template <class... A>
-Tensor invoke(void* kernel, const std::vector<Tensor>& ts, const std::vector<Scalar>& ss) {
-  auto fn = reinterpret_cast<Tensor (*)(A...)>(kernel);
-  size_t ti = 0, si = 0;
-  // Braced initialisation evaluates the arguments left to right.
-  struct Call {
-    Tensor r;
-    Call(Tensor (*f)(A...), std::decay_t<A>... args) : r(f(args...)) {}
-  };
-  return Call{fn, pick<std::decay_t<A>>(ts, ss, ti, si)...}.r;
-}
-
-struct OpDef {
-  std::string library, name, kernel, mangled;
-  void* shape = nullptr;
-  void* kernel_fn = nullptr;  // resolved on first use
-  Invoker shape_invoker = nullptr, kernel_invoker = nullptr;
-  std::vector<char> kinds;
-  long long stack_size = -1;  // STACK_SIZE seen by the library's translation unit (-1: none)
-};
-
-void register_op(OpDef def);
-const OpDef* find_op(const std::string& name);
-std::vector<const OpDef*> ops();
-
-class Library {
- public:
-  Library(const char* name, long long stack_size) : name_(name), stack_size_(stack_size) {}
-  template <class... A>
-  Library& def(const char* op, Tensor (*shape)(A...), const char* kernel) {
-    OpDef d;
-    d.library = name_;
-    d.name = op;
-    d.kernel = kernel;
-    d.mangled = mangle(kernel, {Param<A>::m()...});
-    d.shape = reinterpret_cast<void*>(shape);
-    d.shape_invoker = &invoke<A...>;
-    d.kernel_invoker = &invoke<A...>;
-    d.kinds = {Param<A>::k...};
-    d.stack_size = stack_size_;
-    register_op(std::move(d));
-    return *this;
-  }
-
- private:
-  std::string name_;
-  long long stack_size_;
-};
-bool register_library(const char* name, void (*init)(Library&), long long stack_size);
-}  // namespace npusim_op
-
 }  // namespace torch
 
-#ifdef STACK_SIZE
-#define NPUSIM_TORCH_STACK_SIZE (STACK_SIZE)
-#else
-#define NPUSIM_TORCH_STACK_SIZE (-1)
-#endif
-
-#define NEURON_LIBRARY(lib, m)                                                           \
-  static void npusim_neuron_library_##lib(::torch::npusim_op::Library&);                 \
-  static const bool npusim_neuron_library_registered_##lib =                             \
-      ::torch::npusim_op::register_library(#lib, &npusim_neuron_library_##lib,           \
-                                           NPUSIM_TORCH_STACK_SIZE);                     \
-  static void npusim_neuron_library_##lib(::torch::npusim_op::Library& m)
+// NEURON_LIBRARY: kernels' shape files include "torchneuron/register.h", as for the device;
+// older npusim shape files get it through this header.
+#include <torchneuron/register.h>

@@ -1,0 +1,168 @@
+// Op registration and kernel lookup (issue 16). As in the device flow, the op's schema comes
+// from the shape function's registration and the kernel is found by name: every way C++
+// passes the schema's parameters (by value, const&, &) is a candidate symbol, looked up with
+// dlsym; none or more than one is an error naming the signatures.
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace torch::npusim_op {
+
+namespace {
+std::map<std::string, OpDef>& registry() {
+  static std::map<std::string, OpDef> m;
+  return m;
+}
+std::string sub_code(size_t i) {
+  if (i == 0) return "S_";
+  std::string s;
+  size_t n = i - 1;
+  const char* digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  do {
+    s.insert(s.begin(), digits[n % 36]);
+    n /= 36;
+  } while (n);
+  return "S" + s + "_";
+}
+}  // namespace
+
+std::string mangle(const char* name, const std::vector<std::string>& params) {
+  std::string out = fmt::format("_Z{}{}", std::strlen(name), name);
+  std::vector<std::string> subs;  // substitution candidates, in order of appearance
+  auto find = [&](const std::string& k) -> int {
+    for (size_t i = 0; i < subs.size(); ++i)
+      if (subs[i] == k) return static_cast<int>(i);
+    return -1;
+  };
+  for (const auto& p : params) {
+    if (p.size() == 1) {  // a builtin by value: no substitution candidate
+      out += p;
+      continue;
+    }
+    // "<R><K> ns cls" or "<R><K> code"
+    const auto sp1 = p.find(' ');
+    const std::string quals = p.substr(0, sp1);
+    const auto sp2 = p.find(' ', sp1 + 1);
+    const bool builtin = sp2 == std::string::npos;
+    const std::string ns = builtin ? "" : p.substr(sp1 + 1, sp2 - sp1 - 1);
+    const std::string cls = builtin ? "" : p.substr(sp2 + 1);
+    const std::string full = builtin ? p.substr(sp1 + 1) : ns + "::" + cls;
+    const bool ref = quals.find('R') != std::string::npos, cst = quals.find('K') != std::string::npos;
+    const std::string kc = "K" + full, kr = "R" + (cst ? kc : full);
+    if (ref && find(kr) >= 0) {
+      out += sub_code(static_cast<size_t>(find(kr)));
+      continue;
+    }
+    std::string enc;
+    if (cst && find(kc) >= 0) {
+      enc = sub_code(static_cast<size_t>(find(kc)));
+    } else {
+      std::string base;
+      if (builtin) {
+        base = full;
+      } else if (find(full) >= 0) {
+        base = sub_code(static_cast<size_t>(find(full)));
+      } else {
+        base = "N" + (find(ns) >= 0 ? sub_code(static_cast<size_t>(find(ns))) : fmt::format("{}{}", ns.size(), ns));
+        if (find(ns) < 0) subs.push_back(ns);
+        base += fmt::format("{}{}E", cls.size(), cls);
+        subs.push_back(full);
+      }
+      enc = base;
+      if (cst) {
+        enc = "K" + base;
+        subs.push_back(kc);
+      }
+    }
+    if (ref) {
+      enc = "R" + enc;
+      subs.push_back(kr);
+    }
+    out += enc;
+  }
+  if (params.empty()) out += "v";
+  return out;
+}
+
+std::string form_symbol(const OpDef& d, const std::vector<uint8_t>& pass) {
+  std::vector<std::string> ps;
+  for (size_t i = 0; i < d.param_mangled.size(); ++i) {
+    const std::string& m = d.param_mangled[i];
+    const uint8_t k = i < pass.size() ? pass[i] : static_cast<uint8_t>(kByValue);
+    if (k == kByValue) ps.push_back(m.size() == 1 ? m : " " + m);
+    else ps.push_back(std::string(k == kConstRef ? "RK " : "R ") + m);
+  }
+  return mangle(d.kernel.c_str(), ps);
+}
+
+std::string form_signature(const OpDef& d, const std::vector<uint8_t>& pass) {
+  std::string s = d.kernel + "(";
+  for (size_t i = 0; i < d.param_cpp.size(); ++i) {
+    const uint8_t k = i < pass.size() ? pass[i] : static_cast<uint8_t>(kByValue);
+    s += (i ? ", " : "") + std::string(k == kConstRef ? "const " : "") + d.param_cpp[i] +
+         (k == kByValue ? "" : "&");
+  }
+  return s + ")";
+}
+
+void resolve_kernel(OpDef& d) {
+  struct Hit {
+    const KernelForm* form;
+    void* fn;
+    std::string symbol;
+  };
+  std::vector<Hit> hits;
+  for (const auto& f : d.forms) {
+    const std::string sym = form_symbol(d, f.pass);
+    bool seen = false;
+    for (const auto& h : hits) seen = seen || h.symbol == sym;
+    if (seen) continue;
+    if (void* fn = dlsym(RTLD_DEFAULT, sym.c_str())) hits.push_back(Hit{&f, fn, sym});
+  }
+  const std::string shape = form_signature(d, d.shape_pass);
+  if (hits.empty())
+    throw std::invalid_argument(fmt::format(
+        "op '{}': no kernel function '{}' for the shape function's schema {} (looked for {} "
+        "form(s) of passing its parameters: by value, const&, &; e.g. {} = {}): the kernel file "
+        "must be built into the library (npusim op build --compute) or linked into npusim",
+        d.name, d.kernel, shape.substr(d.kernel.size()), d.forms.size(), form_signature(d, d.forms.front().pass),
+        form_symbol(d, d.forms.front().pass)));
+  if (hits.size() > 1) {
+    std::string list;
+    for (const auto& h : hits)
+      list += fmt::format("{}{} ({})", list.empty() ? "" : " and ", form_signature(d, h.form->pass), h.symbol);
+    throw std::invalid_argument(fmt::format(
+        "op '{}': the kernel '{}' is ambiguous for the schema {}: {} all exist; keep one", d.name,
+        d.kernel, shape.substr(d.kernel.size()), list));
+  }
+  d.kernel_fn = hits[0].fn;
+  d.kernel_invoker = hits[0].form->invoker;
+  d.kernel_pass = hits[0].form->pass;
+  d.mangled = hits[0].symbol;
+}
+
+void register_op(OpDef def) {
+  const std::string n = def.name;
+  registry()[n] = std::move(def);
+}
+const OpDef* find_op(const std::string& name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+std::vector<const OpDef*> ops() {
+  std::vector<const OpDef*> v;
+  for (const auto& [n, d] : registry()) v.push_back(&d);
+  return v;
+}
+bool register_library(const char* name, void (*init)(Library&), long long stack_size, int multicore) {
+  Library lib(name, stack_size, multicore);
+  init(lib);
+  return true;
+}
+
+}  // namespace torch::npusim_op
