@@ -1,0 +1,76 @@
+// `hbm.scheduler: frfcfs` (the default): a reordering controller per unit (channel or
+// pseudo-channel), computed per request from reservations, with no cycle loop.
+//
+//   transaction queue  queue_depth requests; a request waits at the door while it is full,
+//                      and leaves it for its bank's command queue
+//   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
+//                      when its column command issues
+//   reservations       every ACT, column command and data-bus cycle already granted, on
+//                      timelines (models/hbm/timeline.h) per unit and per bank group
+//
+// A request takes the earliest cycles that its bank (open row, tRCD, tRAS, tRP, tRTP, tWR)
+// and the reservations allow: tRRD_S/_L and tFAW against every ACT granted before or after
+// it, tCCD_S/_L and the read/write turnarounds (tWTR after write data, tRTW) against every
+// column command, a free data bus. So a younger request to an idle bank, or a row hit, goes
+// ahead of an older request that waits for its bank; the older request's cycles, granted
+// when it arrived, never move (a loosely-timed caller has its completion already), so
+// nothing starves. Refresh: all banks of every unit every tREFI for tRFC, as in fcfs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/hbm/controller.h"
+#include "models/hbm/timeline.h"
+
+namespace npusim::models::hbm {
+
+class FrFcfsController final : public Controller {
+ public:
+  explicit FrFcfsController(const HbmConfig& c);
+  uint64_t schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
+                    RowCounts& rows) override;
+  uint64_t last_admit() const override { return last_admit_; }
+  uint64_t refreshes() const override;
+  const HbmAddressMap& address_map() const override { return map_; }
+  // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
+  // every configuration validate() accepts; tests check it.
+  uint64_t horizon_overflows() const { return overflows_; }
+
+ private:
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct Bank {
+    uint64_t act_ok = 0, pre_ok = 0, col_ok = 0;
+    uint64_t last_use = 0;      // last cycle the bank was busy: a refresh after it closes the row
+    uint32_t open_row = kNoRow;
+    uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
+  };
+  struct Unit {
+    uint64_t last_admit = 0, latest = 0;
+    std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
+    Timeline act, rd, wr, bus;      // ACTs, read and write column commands, data-bus cycles
+  };
+  struct Group {
+    Timeline act, col;
+  };
+  uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out);
+  uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
+  uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
+  uint32_t bank_index(uint64_t offset) const;
+  uint32_t row_of(uint64_t offset) const;
+
+  HbmConfig cfg_;
+  HbmAddressMap map_;
+  unsigned burst_shift_ = 0, banks_bits_ = 0, bpg_bits_ = 0;
+  unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
+  uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
+  uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
+  std::vector<Unit> units_;
+  std::vector<Bank> banks_;
+  std::vector<Group> groups_;
+  std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
+  uint64_t last_admit_ = 0;
+  uint64_t overflows_ = 0;
+};
+
+}  // namespace npusim::models::hbm
