@@ -56,6 +56,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // reservation can lie: every request the queues hold served one after another on one bank,
   // with the refreshes that fall in between.
   margin_ = std::max({c.tFAW, c.tRRD_L, c.tCCD_L, wtr_, rtw_, bl}) + 64;
+  col_clear_ = std::max({c.tCCD_S, c.tCCD_L, wtr_, rtw_});
   const uint64_t per_request = c.tRAS + c.tRP + c.tRCD + c.tCL + c.tWL + 2 * bl + c.tWR +
                                c.tRTP + c.tFAW + c.tCCD_L + wtr_ + rtw_;
   uint64_t reach = (uint64_t{c.queue_depth} + c.bank_queue_depth + 1) * per_request;
@@ -97,33 +98,42 @@ uint64_t FrFcfsController::refreshes() const {
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
   for (;;) {
-    uint64_t hit = u.act.last_in(a + 1 > rrd_s ? a + 1 - rrd_s : 0, a + rrd_s);
-    if (hit != UINT64_MAX) {
-      a = hit + rrd_s;
-      continue;
-    }
-    hit = g.act.last_in(a + 1 > rrd_l ? a + 1 - rrd_l : 0, a + rrd_l);
-    if (hit != UINT64_MAX) {
-      a = hit + rrd_l;
-      continue;
+    // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
+    if (u.any_act && a < u.act_max + rrd_l) {
+      uint64_t hit = u.act.last_in(a + 1 > rrd_s ? a + 1 - rrd_s : 0, a + rrd_s);
+      if (hit != UINT64_MAX) {
+        a = hit + rrd_s;
+        continue;
+      }
+      hit = g.act.last_in(a + 1 > rrd_l ? a + 1 - rrd_l : 0, a + rrd_l);
+      if (hit != UINT64_MAX) {
+        a = hit + rrd_l;
+        continue;
+      }
     }
     if (faw == 0) return a;
     // The ACTs within tFAW on either side, with `a` among them: every five in a row must
     // span at least tFAW.
-    uint64_t t[40];
+    // Only the four nearest on each side can share a window of five with it.
+    uint64_t t[9];
     const uint64_t lo = a + 1 > faw ? a + 1 - faw : 0;
-    unsigned n = u.act.collect(lo, a, t, 19);
+    unsigned n = 0;
+    for (uint64_t hi = a; n < 4;) {
+      const uint64_t x = u.act.last_in(lo, hi);
+      if (x == UINT64_MAX) break;
+      t[3 - n++] = x;
+      hi = x;
+    }
+    if (n < 4) std::copy(t + 4 - n, t + 4, t);  // the n found, ascending, at t[0..n)
     const unsigned at = n;
     t[n++] = a;
-    n += u.act.collect(a + 1, a + faw, t + n, 19);
+    n += u.act.collect(a + 1, a + faw, t + n, 4);
+    // A window of five within tFAW that holds `a`: every later cycle up to the bound below
+    // leaves `a` in a window with the same four others. If the window starts before `a`,
+    // that is until tFAW after its first ACT; if it starts at `a`, until its last ACT.
     uint64_t next = 0;
-    for (unsigned i = 0; i + 4 < n; ++i) {
-      if (i > at || i + 4 < at) continue;  // windows that do not contain `a`
-      if (t[i + 4] - t[i] < faw) {
-        // Move past the window's first ACT (if `a` is later) or to the end of the window.
-        next = i < at ? t[i] + faw : a + 1;
-        break;
-      }
+    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
     }
     if (next == 0) return a;
     a = std::max(next, a + 1);
@@ -143,6 +153,8 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   const uint64_t before = write ? rtw_ : wtr_;  // this command after the other one
   const uint64_t after = write ? wtr_ : rtw_;   // the other one after this command
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
+  // Past every column command and burst granted: nothing to check.
+  if (!u.any_col || (c >= u.col_max + col_clear_ && c + d >= u.bus_max)) return c;
   for (;;) {
     uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
@@ -199,11 +211,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   // The bank queue: enter when the request bank_queue_depth places ahead has issued.
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   t = std::max(admit, slot);
-  w.push_back(t), std::push_heap(w.begin(), w.end(), later);
+  // It leaves the transaction queue at t; at once (the common case) it holds no place there.
+  if (t > admit) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
 
   for (;;) {
     if (refi != 0) {
-      const uint64_t k = t / refi;  // the latest refresh started at or before t
+      const uint64_t k = refresh_window(u, t);  // the latest refresh started at or before t
       if (k >= 1) {
         const uint64_t end = k * refi + rfc;
         if (t < end) t = end;
@@ -234,11 +247,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();
     if (refi != 0) {
       // The access runs between two refreshes: from its first command to its last data.
-      if (start / refi > t / refi) {
-        t = (start / refi) * refi + rfc;
+      const uint64_t kt = refresh_window(u, t), ks = refresh_window(u, start);
+      if (ks > kt) {
+        t = ks * refi + rfc;
         continue;
       }
-      const uint64_t next = (start / refi + 1) * refi;
+      const uint64_t next = (ks + 1) * refi;
       if (done > next) {
         t = next + rfc;
         continue;
@@ -249,12 +263,17 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);
       g.act.set(act);
+      u.act_max = std::max(u.act_max, act);
+      u.any_act = true;
       b.open_row = row;
       b.pre_ok = act + cfg_.tRAS;
     }
     if (!u.bus.in_range(done)) ++overflows_;
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
+    u.col_max = std::max(u.col_max, col);
+    u.bus_max = std::max(u.bus_max, done);
+    u.any_col = true;
     u.bus.set_range(col + to_data_[write], done);
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

@@ -47,6 +47,11 @@ class FrFcfsController final : public Controller {
   };
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
+    // Past every reservation: the latest ACT and column command, the end of the latest burst.
+    uint64_t act_max = 0, col_max = 0, bus_max = 0;
+    bool any_act = false, any_col = false;
+    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
+    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
     std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
     Timeline act, rd, wr, bus;      // ACTs, read and write column commands, data-bus cycles
   };
@@ -56,6 +61,13 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
+  uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
+    if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;
+    u.ref_k = t / cfg_.tREFI;
+    u.ref_lo = u.ref_k * cfg_.tREFI;
+    u.ref_hi = u.ref_lo + cfg_.tREFI;
+    return u.ref_k;
+  }
   uint32_t bank_index(uint64_t offset) const;
   uint32_t row_of(uint64_t offset) const;
 
@@ -65,6 +77,7 @@ class FrFcfsController final : public Controller {
   unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
   uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
   uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
+  uint64_t col_clear_ = 0;  // a column command this far after every other one meets them all
   std::vector<Unit> units_;
   std::vector<Bank> banks_;
   std::vector<Group> groups_;

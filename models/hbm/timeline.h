@@ -3,6 +3,9 @@
 // bank group, the data bus). Cycle c is bit c mod size(); the ring covers [floor, floor +
 // size()), where floor only moves forward (advance()). Queries and marks outside that range
 // see, and leave, nothing: the controller sizes the ring so that they never happen.
+// Each 64-cycle word carries the block (cycle / 64) it holds: a word left from an older block
+// reads as empty, so moving the floor clears nothing (a unit idle for a long time costs no
+// sweep when it is used again).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,7 @@ class Timeline {
   explicit Timeline(uint64_t bits = 128) {
     uint64_t n = 128;
     while (n < bits) n <<= 1;
-    words_.assign(n / 64, 0);
+    words_.assign(n / 64, Word{});
     mask_ = n / 64 - 1;
   }
   uint64_t size() const { return (mask_ + 1) * 64; }
@@ -26,16 +29,13 @@ class Timeline {
   // Forgets every cycle below `f` (rounded down to a word).
   void advance(uint64_t f) {
     f &= ~uint64_t{63};
-    if (f <= floor_) return;
-    if (f - floor_ >= size()) {
-      for (auto& w : words_) w = 0;
-    } else {
-      for (uint64_t c = floor_; c < f; c += 64) words_[(c >> 6) & mask_] = 0;
-    }
-    floor_ = f;
+    if (f > floor_) floor_ = f;
   }
   void set(uint64_t c) {
-    if (in_range(c)) words_[(c >> 6) & mask_] |= uint64_t{1} << (c & 63);
+    if (!in_range(c)) return;
+    Word& w = words_[(c >> 6) & mask_];
+    if (w.block != c >> 6) w.block = c >> 6, w.bits = 0;
+    w.bits |= uint64_t{1} << (c & 63);
   }
   void set_range(uint64_t lo, uint64_t hi) {
     for (uint64_t c = lo; c < hi; ++c) set(c);
@@ -47,7 +47,7 @@ class Timeline {
     while (lo < hi) {
       const uint64_t top = hi - 1;
       const uint64_t word_lo = top & ~uint64_t{63};
-      uint64_t w = words_[(top >> 6) & mask_];
+      uint64_t w = bits(top);
       w &= ~uint64_t{0} >> (63 - (top & 63));                    // bits <= top
       if (lo > word_lo) w &= ~uint64_t{0} << (lo - word_lo);     // bits >= lo
       if (w != 0) return word_lo + 63 - static_cast<uint64_t>(__builtin_clzll(w));
@@ -63,7 +63,7 @@ class Timeline {
     if (lo < floor_) lo = floor_;
     if (hi > floor_ + size()) hi = floor_ + size();
     for (uint64_t c = lo & ~uint64_t{63}; c < hi && n < cap; c += 64) {
-      uint64_t w = words_[(c >> 6) & mask_];
+      uint64_t w = bits(c);
       if (c < lo) w &= ~uint64_t{0} << (lo - c);
       if (hi - c < 64) w &= (uint64_t{1} << (hi - c)) - 1;
       while (w != 0 && n < cap) {
@@ -75,7 +75,15 @@ class Timeline {
   }
 
  private:
-  std::vector<uint64_t> words_;
+  struct Word {
+    uint64_t block = UINT64_MAX;  // cycle / 64 of the bits it holds
+    uint64_t bits = 0;
+  };
+  uint64_t bits(uint64_t c) const {  // the word of cycle c, empty if it holds another block
+    const Word& w = words_[(c >> 6) & mask_];
+    return w.block == c >> 6 ? w.bits : 0;
+  }
+  std::vector<Word> words_;
   uint64_t mask_ = 1;
   uint64_t floor_ = 0;
 };
