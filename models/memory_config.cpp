@@ -315,9 +315,12 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
     s.fail("hbm.bank_queue_depth", std::to_string(c.bank_queue_depth), "must be in [1, 256]");
   check_timing(s, "hbm.tWTR", c.tWTR, 0);
   check_timing(s, "hbm.tRTW", c.tRTW, 0);
-  if (c.tRTW < c.tCCD_S)
+  const uint64_t rtw_min = std::max<uint64_t>(
+      c.tCCD_S, c.tCL + c.burst_cycles() > c.tWL ? c.tCL + c.burst_cycles() - c.tWL : 0);
+  if (c.tRTW < rtw_min)
     s.fail("hbm.tRTW", std::to_string(c.tRTW),
-           fmt::format("tRTW must be >= tCCD_S ({})", c.tCCD_S));
+           fmt::format("tRTW must be >= max(tCCD_S, tCL + BL/2 - tWL) = {}: a write's data "
+                       "may not meet the read's on the bus", rtw_min));
   // Every field with more than one value must appear exactly once.
   const std::string mt = mapping_text(c.mapping);
   auto count = [&](AddrField f) -> uint64_t {

@@ -30,6 +30,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     throw std::invalid_argument("hbm controller: bank_queue_depth must be >= 1");
   burst_shift_ = log2u(c.burst_bytes());
   bpg_bits_ = log2u(c.banks_per_group);
+  pc_bits_ = log2u(c.pseudo_channels);
   banks_bits_ = log2u(c.bank_groups) + bpg_bits_;
   unsigned shift = burst_shift_;
   for (auto it = c.mapping.rbegin(); it != c.mapping.rend(); ++it) {
@@ -51,7 +52,10 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   to_data_[0] = c.tCL, to_data_[1] = c.tWL;
   recovery_[0] = c.tRTP, recovery_[1] = c.tWL + bl + c.tWR;
   wtr_ = c.tWL + bl + c.tWTR;  // write column to the next read column
-  rtw_ = c.tRTW;               // read column to the next write column
+  // Read column to the next write column; never less than keeps the write's data off the
+  // read's on the bus (validate() requires it, and so the bus needs no timeline of its own:
+  // tCCD_S >= BL/2 keeps bursts of one direction apart, tRTW and tWTR those of the two).
+  rtw_ = std::max<uint64_t>(c.tRTW, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0);
   // How far back a check looks from a request's admission, and how far ahead of it a
   // reservation can lie: every request the queues hold served one after another on one bank,
   // with the refreshes that fall in between.
@@ -64,7 +68,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   const uint64_t bits = reach + 2 * margin_ + 64;
   units_.resize(c.units());
   for (auto& u : units_) {
-    u.act = u.rd = u.wr = u.bus = Timeline(bits);
+    u.act = u.rd = u.wr = Timeline(bits);
     u.waiting.reserve(c.queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
@@ -74,8 +78,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
-  const unsigned pc_bits = log2u(cfg_.pseudo_channels);
-  return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits |
+  return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
                                  ((o >> pc_shift_) & pc_mask_))
                                 << banks_bits_) |
                                (((o >> bg_shift_) & bg_mask_) << bpg_bits_) |
@@ -97,6 +100,7 @@ uint64_t FrFcfsController::refreshes() const {
 // group) and tFAW (no five ACTs within tFAW) with every ACT granted so far.
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
     if (u.any_act && a < u.act_max + rrd_l) {
@@ -140,12 +144,71 @@ uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   }
 }
 
-// The earliest column command at or after `c`: tCCD_S against the unit's column commands,
-// tCCD_L against the group's, the turnarounds against the other direction's, and a data bus
-// free for the burst.
+// find_act() when tFAW and tRRD_L are below 64 cycles: every check reads the 64 cycles on
+// either side of the candidate at once (two words per timeline), and the same jumps follow.
+uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
+  const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  auto low = [](uint64_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
+  auto top = [](uint64_t w) { return static_cast<uint64_t>(63 - __builtin_clzll(w)); };
+  for (;;) {
+    // below: cycles [a - 64, a), bit 63 is a - 1; above: [a, a + 64), bit 0 is a.
+    uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
+    // tRRD_S: an ACT in (a - rrd_s, a + rrd_s) moves `a` to rrd_s after the latest of them.
+    uint64_t hit = above & low(rrd_s);
+    if (hit != 0) {
+      a += top(hit) + rrd_s;
+      continue;
+    }
+    hit = below & ~low(65 - rrd_s);
+    if (hit != 0) {
+      a = a - 64 + top(hit) + rrd_s;
+      continue;
+    }
+    const uint64_t gb = g.act.bits64(a - 64), ga = g.act.bits64(a);
+    hit = ga & low(rrd_l);
+    if (hit != 0) {
+      a += top(hit) + rrd_l;
+      continue;
+    }
+    hit = gb & ~low(65 - rrd_l);
+    if (hit != 0) {
+      a = a - 64 + top(hit) + rrd_l;
+      continue;
+    }
+    if (faw == 0) return a;
+    // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
+    uint64_t t[9];
+    unsigned n = 0;
+    uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
+    uint64_t left4[4];
+    unsigned nl = 0;
+    while (left != 0 && nl < 4) {
+      const uint64_t b = top(left);
+      left4[nl++] = a - 64 + b;
+      left &= ~(uint64_t{1} << b);
+    }
+    for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
+    const unsigned at = n;
+    t[n++] = a;
+    uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
+    for (unsigned k = 0; right != 0 && k < 4; ++k) {
+      t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
+      right &= right - 1;
+    }
+    uint64_t next = 0;
+    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+    }
+    if (next == 0) return a;
+    a = std::max(next, a + 1);
+  }
+}
+
+// The earliest column command at or after `c`: tCCD_S against the unit's column commands of
+// its direction, tCCD_L against the group's, the turnarounds against the other direction's
+// (which keep the data bus free, see the constructor).
 uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) const {
-  const uint64_t ccd_s = cfg_.tCCD_S, ccd_l = cfg_.tCCD_L, bl = cfg_.burst_cycles();
-  const uint64_t d = to_data_[write];
+  const uint64_t ccd_s = cfg_.tCCD_S, ccd_l = cfg_.tCCD_L;
   const Timeline& same = write ? u.wr : u.rd;
   const Timeline& other = write ? u.rd : u.wr;
   // A command of the other direction at w forbids (w - after, w + before): a read after a
@@ -154,7 +217,7 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   const uint64_t after = write ? wtr_ : rtw_;   // the other one after this command
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
   // Past every column command and burst granted: nothing to check.
-  if (!u.any_col || (c >= u.col_max + col_clear_ && c + d >= u.bus_max)) return c;
+  if (!u.any_col || c >= u.col_max + col_clear_) return c;
   for (;;) {
     uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
@@ -169,11 +232,6 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
     hit = other.last_in(lo_of(c, before), c + after);
     if (hit != UINT64_MAX) {
       c = std::max(c + 1, hit + before);
-      continue;
-    }
-    hit = u.bus.last_in(c + d, c + d + bl);
-    if (hit != UINT64_MAX) {
-      c = hit + 1 - d;
       continue;
     }
     return c;
@@ -200,7 +258,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   const uint64_t admit = t;
   if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
     const uint64_t f = admit - std::min(admit, margin_);
-    u.act.advance(f), u.rd.advance(f), u.wr.advance(f), u.bus.advance(f);
+    u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
     for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
       Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
       gi.act.advance(f), gi.col.advance(f);
@@ -268,13 +326,11 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       b.open_row = row;
       b.pre_ok = act + cfg_.tRAS;
     }
-    if (!u.bus.in_range(done)) ++overflows_;
+    if (!u.rd.in_range(col)) ++overflows_;
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
     u.col_max = std::max(u.col_max, col);
-    u.bus_max = std::max(u.bus_max, done);
     u.any_col = true;
-    u.bus.set_range(col + to_data_[write], done);
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
     if (cfg_.page_policy == PagePolicy::kClosed) {
@@ -294,8 +350,14 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
   const uint64_t bsz = uint64_t{1} << burst_shift_;
   uint64_t done = arrival_cycles;
   for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) {
+    // Consecutive accesses to one burst (a core reading an array) decode once.
+    if (a >> burst_shift_ != last_burst_) {
+      last_burst_ = a >> burst_shift_;
+      last_bank_ = bank_index(a);
+      last_row_ = row_of(a);
+    }
     RowOutcome out = RowOutcome::kMiss;
-    done = std::max(done, burst(bank_index(a), row_of(a), write, arrival_cycles, out));
+    done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out));
     ++rows.n[static_cast<unsigned>(out)];
   }
   return done;

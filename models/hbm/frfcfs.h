@@ -5,14 +5,14 @@
 //                      and leaves it for its bank's command queue
 //   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
 //                      when its column command issues
-//   reservations       every ACT, column command and data-bus cycle already granted, on
-//                      timelines (models/hbm/timeline.h) per unit and per bank group
+//   reservations       every ACT and column command already granted, on timelines
+//                      (models/hbm/timeline.h) per unit and per bank group
 //
 // A request takes the earliest cycles that its bank (open row, tRCD, tRAS, tRP, tRTP, tWR)
 // and the reservations allow: tRRD_S/_L and tFAW against every ACT granted before or after
 // it, tCCD_S/_L and the read/write turnarounds (tWTR after write data, tRTW) against every
-// column command, a free data bus. So a younger request to an idle bank, or a row hit, goes
-// ahead of an older request that waits for its bank; the older request's cycles, granted
+// column command (which keep the data bus free). So a younger request to an idle bank, or a
+// row hit, goes ahead of an older request that waits for its bank; the older request's cycles, granted
 // when it arrived, never move (a loosely-timed caller has its completion already), so
 // nothing starves. Refresh: all banks of every unit every tREFI for tRFC, as in fcfs.
 #pragma once
@@ -47,19 +47,20 @@ class FrFcfsController final : public Controller {
   };
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
-    // Past every reservation: the latest ACT and column command, the end of the latest burst.
-    uint64_t act_max = 0, col_max = 0, bus_max = 0;
+    // Past every reservation: the latest ACT and column command granted.
+    uint64_t act_max = 0, col_max = 0;
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
     std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
-    Timeline act, rd, wr, bus;      // ACTs, read and write column commands, data-bus cycles
+    Timeline act, rd, wr;           // ACTs, read and write column commands
   };
   struct Group {
     Timeline act, col;
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
+  uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
   uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
     if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;
@@ -73,7 +74,10 @@ class FrFcfsController final : public Controller {
 
   HbmConfig cfg_;
   HbmAddressMap map_;
-  unsigned burst_shift_ = 0, banks_bits_ = 0, bpg_bits_ = 0;
+  unsigned burst_shift_ = 0, banks_bits_ = 0, bpg_bits_ = 0, pc_bits_ = 0;
+  // The burst (offset >> burst shift) of the last request, and its decode.
+  uint64_t last_burst_ = UINT64_MAX;
+  uint32_t last_bank_ = 0, last_row_ = 0;
   unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
   uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
   uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;

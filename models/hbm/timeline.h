@@ -34,8 +34,9 @@ class Timeline {
   void set(uint64_t c) {
     if (!in_range(c)) return;
     Word& w = words_[(c >> 6) & mask_];
-    if (w.block != c >> 6) w.block = c >> 6, w.bits = 0;
-    w.bits |= uint64_t{1} << (c & 63);
+    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;  // branch-free: blocks change often
+    w.bits = keep | uint64_t{1} << (c & 63);
+    w.block = c >> 6;
   }
   void set_range(uint64_t lo, uint64_t hi) {
     for (uint64_t c = lo; c < hi; ++c) set(c);
@@ -55,6 +56,12 @@ class Timeline {
       hi = word_lo;
     }
     return UINT64_MAX;
+  }
+  // The marks of cycles [start, start + 64): bit j is cycle start + j.
+  uint64_t bits64(uint64_t start) const {
+    const uint64_t off = start & 63;
+    const uint64_t lo = bits(start) >> off;
+    return off == 0 ? lo : lo | bits(start + 64) << (64 - off);
   }
   bool any(uint64_t lo, uint64_t hi) const { return last_in(lo, hi) != UINT64_MAX; }
   // Appends the marked cycles of [lo, hi), ascending, to out[0..n) (at most `cap`); returns n.

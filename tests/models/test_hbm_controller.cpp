@@ -84,10 +84,15 @@ TEST_CASE("hbm controller: read-to-write turnaround and the data bus", "[hbm][co
   CHECK(r == 30);
   // Write column at max(4 + tRCD = 18, 14 + tRTW = 27) = 27; data tWL 4 + BL/2 2 later.
   CHECK(w == 27 + 4 + 2);
-  cfg.tRTW = cfg.tCCD_S;
+  cfg.tRTW = 20;
   auto c2 = hbm::make_controller(cfg);
   c2->schedule(at(*c2, 0, 0, 0, 1), 64, false, 0, rows);
-  CHECK(c2->schedule(at(*c2, 0, 1, 0, 1), 64, true, 0, rows) == 18 + 4 + 2);
+  CHECK(c2->schedule(at(*c2, 0, 1, 0, 1), 64, true, 0, rows) == 14 + 20 + 4 + 2);
+  // Below CL + BL/2 - tWL = 12 the write's data would meet the read's: 12 is kept.
+  cfg.tRTW = 2;
+  auto c3 = hbm::make_controller(cfg);
+  c3->schedule(at(*c3, 0, 0, 0, 1), 64, false, 0, rows);
+  CHECK(c3->schedule(at(*c3, 0, 1, 0, 1), 64, true, 0, rows) == 14 + 12 + 4 + 2);
 }
 
 TEST_CASE("hbm controller: a full transaction queue holds the next request at the door",
