@@ -23,11 +23,13 @@ using npusim::models::HbmConfig;
 
 HbmConfig dramsim3_hbm2() {
   // HBM2_8Gb_x128.ini: 8 channels, 4 x 4 banks, 32768 rows of 2 KiB, BL4; tCCD_S is at least
-  // the burst (DRAMsim3 takes max(BL/2, tCCD_S)); rorabgbachco, one rank.
+  // the burst (DRAMsim3 takes max(BL/2, tCCD_S)); rorabgbachco, one rank; a write buffer of
+  // trans_queue_size.
   HbmConfig c = npusim::models::load_memory_config(
                     "", "<bench>",
                     {{"hbm.rows", "32768"}, {"hbm.tCCD_S", "2"}, {"hbm.tCCD_L", "2"},
-                     {"hbm.tRTP", "4"}, {"hbm.address_mapping", "rorabgbachco"}})
+                     {"hbm.tRTP", "4"}, {"hbm.address_mapping", "rorabgbachco"},
+                     {"hbm.write_queue_depth", "32"}})
                     .hbm;
   return c;
 }

@@ -204,6 +204,7 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
       {"hbm.tWTR", uint_field(h.tWTR)},
       {"hbm.tRTW", uint_field(h.tRTW)},
       {"hbm.bank_queue_depth", uint_field(h.bank_queue_depth, k32)},
+      {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
       {"hbm.scheduler",
        [&h](const std::string& t) -> std::optional<std::string> {
          if (t == "frfcfs") h.scheduler = HbmScheduler::kFrFcfs;
@@ -313,14 +314,12 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
     s.fail("hbm.queue_depth", std::to_string(c.queue_depth), "must be in [1, 4096]");
   if (c.bank_queue_depth < 1 || c.bank_queue_depth > 256)
     s.fail("hbm.bank_queue_depth", std::to_string(c.bank_queue_depth), "must be in [1, 256]");
+  if (c.write_queue_depth > 4096)
+    s.fail("hbm.write_queue_depth", std::to_string(c.write_queue_depth), "must be in [0, 4096]");
   check_timing(s, "hbm.tWTR", c.tWTR, 0);
   check_timing(s, "hbm.tRTW", c.tRTW, 0);
-  const uint64_t rtw_min = std::max<uint64_t>(
-      c.tCCD_S, c.tCL + c.burst_cycles() > c.tWL ? c.tCL + c.burst_cycles() - c.tWL : 0);
-  if (c.tRTW < rtw_min)
-    s.fail("hbm.tRTW", std::to_string(c.tRTW),
-           fmt::format("tRTW must be >= max(tCCD_S, tCL + BL/2 - tWL) = {}: a write's data "
-                       "may not meet the read's on the bus", rtw_min));
+  // tRTW below max(tCCD_S, tCL + BL/2 - tWL) is raised to it by the controller (a write's
+  // data may not meet the read's on the bus): a profile that changes tCL need not retune it.
   // Every field with more than one value must appear exactly once.
   const std::string mt = mapping_text(c.mapping);
   auto count = [&](AddrField f) -> uint64_t {

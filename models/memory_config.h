@@ -110,6 +110,7 @@ struct HbmConfig {
            tRTW = DEFAULT_HBM_TRTW;
   uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;  // the transaction queue of a unit
   uint32_t bank_queue_depth = DEFAULT_HBM_BANK_QUEUE_DEPTH;  // frfcfs: command queue per bank
+  uint32_t write_queue_depth = 0;  // frfcfs: posted-write buffer per unit; 0 = none
   HbmScheduler scheduler = HbmScheduler::kFrFcfs;
   // Fields from most to least significant; the burst offset is always the lowest bits.
   std::vector<AddrField> mapping = {AddrField::kRow, AddrField::kBank, AddrField::kColumn,

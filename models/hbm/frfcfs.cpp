@@ -9,6 +9,10 @@
 namespace npusim::models::hbm {
 
 namespace {
+// A read that finds its unit idle drains the write buffer if it holds more than this many
+// writes (DRAMsim3's rule).
+constexpr size_t kIdleDrain = 8;
+
 unsigned log2u(uint64_t v) {
   unsigned s = 0;
   while ((uint64_t{1} << s) < v) ++s;
@@ -53,9 +57,9 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   recovery_[0] = c.tRTP, recovery_[1] = c.tWL + bl + c.tWR;
   wtr_ = c.tWL + bl + c.tWTR;  // write column to the next read column
   // Read column to the next write column; never less than keeps the write's data off the
-  // read's on the bus (validate() requires it, and so the bus needs no timeline of its own:
-  // tCCD_S >= BL/2 keeps bursts of one direction apart, tRTW and tWTR those of the two).
-  rtw_ = std::max<uint64_t>(c.tRTW, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0);
+  // read's on the bus, so the bus needs no timeline of its own: tCCD_S >= BL/2 keeps bursts
+  // of one direction apart, tRTW and tWTR those of the two.
+  rtw_ = std::max<uint64_t>({c.tRTW, c.tCCD_S, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0});
   // How far back a check looks from a request's admission, and how far ahead of it a
   // reservation can lie: every request the queues hold served one after another on one bank,
   // with the refreshes that fall in between.
@@ -63,13 +67,15 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   col_clear_ = std::max({c.tCCD_S, c.tCCD_L, wtr_, rtw_});
   const uint64_t per_request = c.tRAS + c.tRP + c.tRCD + c.tCL + c.tWL + 2 * bl + c.tWR +
                                c.tRTP + c.tFAW + c.tCCD_L + wtr_ + rtw_;
-  uint64_t reach = (uint64_t{c.queue_depth} + c.bank_queue_depth + 1) * per_request;
+  uint64_t reach =
+      (uint64_t{c.queue_depth} + c.bank_queue_depth + c.write_queue_depth + 1) * per_request;
   if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
   const uint64_t bits = reach + 2 * margin_ + 64;
   units_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
     u.waiting.reserve(c.queue_depth);
+    u.writes.reserve(c.write_queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
   for (auto& g : groups_) g.act = g.col = Timeline(bits);
@@ -239,7 +245,7 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
 }
 
 uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                 RowOutcome& out) {
+                                 RowOutcome& out, bool drained) {
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Group& g = groups_[bank >> bpg_bits_];
@@ -250,8 +256,10 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   uint64_t t = std::max(arrival, u.last_admit);
   auto& w = u.waiting;
   const auto later = std::greater<uint64_t>();
-  while (!w.empty() && w.front() <= t) std::pop_heap(w.begin(), w.end(), later), w.pop_back();
-  if (w.size() >= cfg_.queue_depth) {
+  // (A write drained from the write buffer was admitted when it entered the buffer.)
+  while (!drained && !w.empty() && w.front() <= t)
+    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
+  if (!drained && w.size() >= cfg_.queue_depth) {
     t = w.front();
     std::pop_heap(w.begin(), w.end(), later), w.pop_back();
   }
@@ -270,7 +278,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   t = std::max(admit, slot);
   // It leaves the transaction queue at t; at once (the common case) it holds no place there.
-  if (t > admit) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
+  if (t > admit && !drained) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
 
   for (;;) {
     if (refi != 0) {
@@ -345,6 +353,16 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   }
 }
 
+// Schedules the unit's buffered writes, oldest first, from cycle t on.
+void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
+  for (const auto& p : u.writes) {
+    RowOutcome out = RowOutcome::kMiss;
+    burst(p.bank, p.row, true, t, out, true);
+    ++rows.n[static_cast<unsigned>(out)];
+  }
+  u.writes.clear();
+}
+
 uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
                                     uint64_t arrival_cycles, RowCounts& rows) {
   const uint64_t bsz = uint64_t{1} << burst_shift_;
@@ -356,8 +374,24 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       last_bank_ = bank_index(a);
       last_row_ = row_of(a);
     }
+    if (cfg_.write_queue_depth != 0) {
+      Unit& u = units_[last_bank_ >> banks_bits_];
+      const uint64_t t = std::max(arrival_cycles, u.last_admit);
+      if (write) {
+        // Posted: the write is done for its initiator once in the buffer; a full buffer is
+        // drained (all of it) first.
+        if (u.writes.size() >= cfg_.write_queue_depth) drain(u, t, rows);
+        u.writes.push_back(PendingWrite{last_bank_, last_row_});
+        u.last_admit = t;
+        last_admit_ = t;
+        done = std::max(done, t + 1);
+        continue;
+      }
+      // A read finds the unit idle (no command pending) with writes waiting: drain them.
+      if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
+    }
     RowOutcome out = RowOutcome::kMiss;
-    done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out));
+    done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out, false));
     ++rows.n[static_cast<unsigned>(out)];
   }
   return done;

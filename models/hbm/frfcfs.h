@@ -5,6 +5,9 @@
 //                      and leaves it for its bank's command queue
 //   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
 //                      when its column command issues
+//   write buffer       write_queue_depth > 0: writes are posted (done a cycle after they
+//                      arrive) and scheduled together when the buffer is full, or when a
+//                      read finds the unit idle with more than 8 waiting (DRAMsim3's rules)
 //   reservations       every ACT and column command already granted, on timelines
 //                      (models/hbm/timeline.h) per unit and per bank group
 //
@@ -45,6 +48,9 @@ class FrFcfsController final : public Controller {
     uint32_t open_row = kNoRow;
     uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
   };
+  struct PendingWrite {
+    uint32_t bank, row;
+  };
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
     // Past every reservation: the latest ACT and column command granted.
@@ -53,12 +59,15 @@ class FrFcfsController final : public Controller {
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
     std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
+    std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
   };
   struct Group {
     Timeline act, col;
   };
-  uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out);
+  uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
+                 bool drained);
+  void drain(Unit& u, uint64_t t, RowCounts& rows);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;

@@ -185,6 +185,25 @@ TEST_CASE("hbm controller: profile keys scheduler, bank_queue_depth and DRAMsim3
                     Catch::Contains("hbm.scheduler") && Catch::Contains("lifo"));
   CHECK_THROWS_WITH(load_memory_config("", "<t>", {{"hbm.bank_queue_depth", "0"}}),
                     Catch::Contains("hbm.bank_queue_depth"));
-  CHECK_THROWS_WITH(load_memory_config("", "<t>", {{"hbm.tRTW", "1"}}),
-                    Catch::Contains("hbm.tRTW"));
+  CHECK_THROWS_WITH(load_memory_config("", "<t>", {{"hbm.write_queue_depth", "5000"}}),
+                    Catch::Contains("hbm.write_queue_depth"));
+}
+
+TEST_CASE("hbm controller: posted writes wait in the write buffer until it is full",
+          "[hbm][controller]") {
+  HbmConfig cfg = no_refresh(HbmScheduler::kFrFcfs);
+  cfg.write_queue_depth = 4;
+  auto c = hbm::make_controller(cfg);
+  RowCounts rows;
+  // Four writes to channel 0: posted, done a cycle after they arrive, nothing scheduled yet.
+  for (uint32_t g = 0; g < 4; ++g)
+    CHECK(c->schedule(at(*c, 0, g, 0, 1), 64, true, 0, rows) == 1);
+  CHECK(rows.hits() + rows.misses() + rows.conflicts() == 0);
+  // A read finds the channel idle: it is served at once (4 writes are not more than 8).
+  CHECK(c->schedule(at(*c, 0, 0, 1, 1), 64, false, 0, rows) == 30);
+  // The fifth write drains the four (their ACTs and columns now hold the channel).
+  CHECK(c->schedule(at(*c, 0, 1, 1, 1), 64, true, 0, rows) == 1);
+  CHECK(rows.misses() == 5);
+  // So a read to another bank of the channel now waits behind them (idle it would be 4 + 30).
+  CHECK(c->schedule(at(*c, 0, 2, 1, 1), 64, false, 0, rows) > 34);
 }
