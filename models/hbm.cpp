@@ -21,7 +21,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
       tck_value_(tck_.value()),
       tck_div_(tck_value_),
       store_(cfg.size(), cfg.fill),
-      timing_(cfg) {
+      controller_(hbm::make_controller(cfg)) {
   if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
   for (uint64_t k = 0; tck_value_ != 0 && k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
@@ -30,7 +30,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
 }
 
 const MemoryStats& Hbm::stats() const {
-  stats_.refreshes = timing_.refreshes();
+  stats_.refreshes = controller_->refreshes();
   stats_.row_hits = rows_.hits();
   stats_.row_misses = rows_.misses();
   stats_.row_conflicts = rows_.conflicts();
@@ -54,7 +54,14 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     const uint64_t arrival_cycles = tck_div_.ceil(now + delay.value());
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
-    const uint64_t done_cycles = timing_.schedule(offset, len, write, arrival_cycles, rows_);
+    const uint64_t done_cycles =
+        controller_->schedule(offset, len, write, arrival_cycles, rows_);
+    // An initiator that stalls on a full queue (npusim traffic --issue-width) asks when the
+    // request was admitted.
+    if (auto* admit = trans.get_extension<HbmAdmitExtension>()) {
+      admit->arrival = arrival_cycles;
+      admit->admit = std::max(arrival_cycles, controller_->last_admit());
+    }
     // Arrived on a clock edge: the new delay is the old one plus the latency, from the table.
     const uint64_t latency = done_cycles - arrival_cycles;
     if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_.size())

@@ -1,21 +1,36 @@
-// HBM: a cycle-approximate HBM2 stack behind a sparse store. Timing comes from HbmTiming (per
-// request, from bank and channel state); a request larger than a burst is split into bursts
+// HBM: a cycle-approximate HBM2 stack behind a sparse store. Timing comes from the memory
+// controller of models/hbm/controller.h (per request, from bank, channel and queue state); a request larger than a burst is split into bursts
 // and completes with its last one. No DMI: the latency of an access depends on the state of
 // the banks, so every access goes through b_transport.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 
 #include "models/fast_div.h"
+#include "models/hbm/controller.h"
 #include "models/hbm_timing.h"
 #include "models/memory_config.h"
 #include "models/memory_stats.h"
 #include "models/sparse_store.h"
 
 namespace npusim::models {
+
+// Optional, on a payload sent to the HBM: when the request arrived and when it entered its
+// unit's transaction queue (HBM clock cycles), set by b_transport. The difference is how long
+// a full queue kept it at the door: an initiator that models a head-of-line stall
+// (npusim traffic --issue-width) offers its next request no earlier.
+struct HbmAdmitExtension : tlm::tlm_extension<HbmAdmitExtension> {
+  uint64_t arrival = 0, admit = 0;
+  tlm::tlm_extension_base* clone() const override { return new HbmAdmitExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    const auto& o = static_cast<const HbmAdmitExtension&>(e);
+    arrival = o.arrival, admit = o.admit;
+  }
+};
 
 // The module is its own forward interface: a plain target socket bound to it saves the
 // simple_target_socket's forwarding layer on every access (docs/performance.md).
@@ -29,7 +44,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // Refreshes are counted up to the latest access; the row counts are copied in here.
   const MemoryStats& stats() const;
   SparseStore& store() { return store_; }
-  const HbmTiming& timing() const { return timing_; }
+  const hbm::Controller& controller() const { return *controller_; }
   sc_core::sc_time clock() const { return tck_; }
 
   // tlm_fw_transport_if. Loosely timed: nb_transport_fw completes a request at once (the
@@ -63,7 +78,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   uint64_t bw_lo_ = 1, bw_hi_ = 0;
   size_t bw_index_ = 0;
   SparseStore store_;
-  HbmTiming timing_;
+  std::unique_ptr<hbm::Controller> controller_;
   RowCounts rows_;  // the row outcomes of every burst
   mutable MemoryStats stats_;
 };

@@ -306,6 +306,7 @@ uint64_t HbmTiming::schedule(uint64_t offset, uint64_t len, bool write, uint64_t
       last_row_ = row_of(offset);
     }
     const Step s = step(hot_[write], last_bank_, last_row_, arrival_cycles);
+    last_admit_ = s.admit;
     ++rows.n[static_cast<unsigned>(s.outcome)];
     return std::max(arrival_cycles, s.done);
   }
@@ -330,6 +331,7 @@ uint64_t HbmTiming::schedule_bursts(uint64_t offset, uint64_t len, bool write,
     a += run << burst_shift_;
     for (uint64_t i = 0; i < run; ++i) {
       const Step s = step(k, bank, row, arrival_cycles);
+      if (counts[0] + counts[1] + counts[2] == 0) last_admit_ = s.admit;
       done = std::max(done, s.done);
       ++counts[static_cast<unsigned>(s.outcome)];
       bank += bank_stride;

@@ -105,6 +105,8 @@ class HbmTiming {
                     RowCounts& rows);
   const HbmAddressMap& address_map() const { return map_; }
   uint64_t refreshes() const { return refreshes_; }
+  // When the first burst of the last scheduled request entered its channel queue.
+  uint64_t last_admit() const { return last_admit_; }
   // The refresh window [start, start + tRFC) of refresh k >= 1 of unit u.
   uint64_t refresh_start(uint32_t unit, uint64_t k) const {
     return refresh_offset(unit) + k * cfg_.tREFI;
@@ -201,6 +203,7 @@ class HbmTiming {
   uint64_t last_burst_ = UINT64_MAX;
   uint32_t last_bank_ = 0, last_row_ = 0;
   uint64_t refreshes_ = 0;
+  uint64_t last_admit_ = 0;
 };
 
 }  // namespace npusim::models

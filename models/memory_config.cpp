@@ -169,6 +169,28 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
       {"hbm.address_mapping",
        [&h](const std::string& t) -> std::optional<std::string> {
          std::vector<AddrField> m;
+         if (t.find(',') == std::string::npos && t.size() > 2) {
+           // DRAMsim3's names: two letters per field, most significant first
+           // (rorabgbachco); `ra`, the rank, has no bits: npusim models one rank.
+           if (t.size() % 2 != 0)
+             return std::string("a DRAMsim3 mapping is two letters per field (ch, ra, bg, ba, "
+                                "ro, co, pc), e.g. rorabgbachco");
+           for (size_t i = 0; i < t.size(); i += 2) {
+             const std::string f = t.substr(i, 2);
+             if (f == "ra") continue;
+             static const std::map<std::string, AddrField> kNames = {
+                 {"ch", AddrField::kChannel}, {"pc", AddrField::kPseudoChannel},
+                 {"bg", AddrField::kBankGroup}, {"ba", AddrField::kBank},
+                 {"ro", AddrField::kRow}, {"co", AddrField::kColumn}};
+             auto it = kNames.find(f);
+             if (it == kNames.end())
+               return fmt::format("unknown field '{}' in DRAMsim3 mapping '{}' (ch, ra, bg, "
+                                  "ba, ro, co, pc)", f, t);
+             m.push_back(it->second);
+           }
+           h.mapping = m;
+           return std::nullopt;
+         }
          for (const auto& part : split(t, ',')) {
            auto f = field_from(part);
            if (!f)
@@ -177,6 +199,17 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
            m.push_back(*f);
          }
          h.mapping = m;
+         return std::nullopt;
+       }},
+      {"hbm.tWTR", uint_field(h.tWTR)},
+      {"hbm.tRTW", uint_field(h.tRTW)},
+      {"hbm.bank_queue_depth", uint_field(h.bank_queue_depth, k32)},
+      {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
+      {"hbm.scheduler",
+       [&h](const std::string& t) -> std::optional<std::string> {
+         if (t == "frfcfs") h.scheduler = HbmScheduler::kFrFcfs;
+         else if (t == "fcfs") h.scheduler = HbmScheduler::kFcfs;
+         else return std::string("must be 'frfcfs' or 'fcfs'");
          return std::nullopt;
        }},
       {"hbm.page_policy",
@@ -279,6 +312,14 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
                        c.tRFC + c.tRP + c.tRCD + c.tCL + c.tCCD_L + c.tWR));
   if (c.queue_depth < 1 || c.queue_depth > 4096)
     s.fail("hbm.queue_depth", std::to_string(c.queue_depth), "must be in [1, 4096]");
+  if (c.bank_queue_depth < 1 || c.bank_queue_depth > 256)
+    s.fail("hbm.bank_queue_depth", std::to_string(c.bank_queue_depth), "must be in [1, 256]");
+  if (c.write_queue_depth > 4096)
+    s.fail("hbm.write_queue_depth", std::to_string(c.write_queue_depth), "must be in [0, 4096]");
+  check_timing(s, "hbm.tWTR", c.tWTR, 0);
+  check_timing(s, "hbm.tRTW", c.tRTW, 0);
+  // tRTW below max(tCCD_S, tCL + BL/2 - tWL) is raised to it by the controller (a write's
+  // data may not meet the read's on the bus): a profile that changes tCL need not retune it.
   // Every field with more than one value must appear exactly once.
   const std::string mt = mapping_text(c.mapping);
   auto count = [&](AddrField f) -> uint64_t {

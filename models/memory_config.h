@@ -58,7 +58,11 @@ inline constexpr uint64_t DEFAULT_HBM_TRRD_L = 6;  // assumption
 inline constexpr uint64_t DEFAULT_HBM_TRTP = 4;    // assumption
 inline constexpr uint64_t DEFAULT_HBM_TWL = 4;     // assumption
 inline constexpr uint64_t DEFAULT_HBM_TWR = 16;    // assumption
+inline constexpr uint64_t DEFAULT_HBM_TWTR = 6;    // DRAMsim3 HBM2 tWTR_S
+inline constexpr uint64_t DEFAULT_HBM_TRTW = 13;   // CL + BL/2 - WL + 1 (DRAMsim3's tRTRS)
 inline constexpr uint32_t DEFAULT_HBM_QUEUE_DEPTH = 32;  // per channel; assumption
+inline constexpr uint32_t DEFAULT_HBM_BANK_QUEUE_DEPTH = 8;  // per bank (DRAMsim3 cmd_queue_size)
+inline constexpr const char* DEFAULT_HBM_SCHEDULER = "frfcfs";
 inline constexpr const char* DEFAULT_HBM_ADDRESS_MAPPING = "row,bank,column,bankgroup,channel";
 inline constexpr const char* DEFAULT_HBM_PAGE_POLICY = "open";
 inline constexpr uint32_t DEFAULT_FILL = 0;  // byte pattern of untouched memory
@@ -82,6 +86,7 @@ inline constexpr double DEFAULT_BUS_CLOCK_NS = 1.0;
 inline constexpr uint64_t DEFAULT_BUS_HOP_LATENCY = 2;  // assumption
 
 enum class PagePolicy { kOpen, kClosed };
+enum class HbmScheduler { kFrFcfs, kFcfs };  // models/hbm/controller.h
 
 // One field of an HBM device address, from least to most significant bit above the burst.
 enum class AddrField { kChannel, kPseudoChannel, kBankGroup, kBank, kColumn, kRow };
@@ -101,8 +106,12 @@ struct HbmConfig {
            tRAS = DEFAULT_HBM_TRAS, tFAW = DEFAULT_HBM_TFAW, tRFC = DEFAULT_HBM_TRFC,
            tREFI = DEFAULT_HBM_TREFI, tCCD_S = DEFAULT_HBM_TCCD_S, tCCD_L = DEFAULT_HBM_TCCD_L,
            tRRD_S = DEFAULT_HBM_TRRD_S, tRRD_L = DEFAULT_HBM_TRRD_L, tRTP = DEFAULT_HBM_TRTP,
-           tWL = DEFAULT_HBM_TWL, tWR = DEFAULT_HBM_TWR;
-  uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;
+           tWL = DEFAULT_HBM_TWL, tWR = DEFAULT_HBM_TWR, tWTR = DEFAULT_HBM_TWTR,
+           tRTW = DEFAULT_HBM_TRTW;
+  uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;  // the transaction queue of a unit
+  uint32_t bank_queue_depth = DEFAULT_HBM_BANK_QUEUE_DEPTH;  // frfcfs: command queue per bank
+  uint32_t write_queue_depth = 0;  // frfcfs: posted-write buffer per unit; 0 = none
+  HbmScheduler scheduler = HbmScheduler::kFrFcfs;
   // Fields from most to least significant; the burst offset is always the lowest bits.
   std::vector<AddrField> mapping = {AddrField::kRow, AddrField::kBank, AddrField::kColumn,
                                     AddrField::kBankGroup, AddrField::kChannel};

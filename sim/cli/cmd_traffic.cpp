@@ -15,7 +15,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       "traffic", "Characterise a memory: bandwidth, latency and row hits of a request pattern");
   struct Args {
     TrafficOptions opt;
-    std::string requests, size, outstanding, seed, span;
+    std::string requests, size, outstanding, seed, span, issue_width;
     double rate = 0;
     std::vector<std::string> sets;
     bool json = false;
@@ -27,6 +27,9 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
   t->add_option("--size", a->size, "Bytes per request (default 64)");
   t->add_option("--outstanding", a->outstanding,
                 "Requests in flight; 0 = as many as the memory queues (default)");
+  t->add_option("--issue-width", a->issue_width,
+                "Requests offered per memory cycle, stalling while the target queue is full "
+                "(as a DRAMsim3 driver); with it --outstanding 0 means no limit");
   auto* rate = t->add_option("--rate", a->rate, "Issue rate limit, requests per memory cycle");
   t->add_option("--read-ratio", a->opt.read_ratio, "Fraction of reads (default 1)");
   t->add_option("--seed", a->seed, "Seed of the random pattern and the read/write mix");
@@ -46,6 +49,11 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
     if (!a->requests.empty()) a->opt.requests = number("--requests", a->requests);
     if (!a->size.empty()) a->opt.size = number("--size", a->size);
     if (!a->outstanding.empty()) a->opt.outstanding = number("--outstanding", a->outstanding);
+    if (!a->issue_width.empty()) {
+      a->opt.issue_width = number("--issue-width", a->issue_width);
+      if (a->opt.issue_width == 0)
+        throw CLI::ValidationError("--issue-width", "'0': must be at least 1 request per cycle");
+    }
     if (!a->seed.empty()) a->opt.seed = number("--seed", a->seed);
     if (!a->span.empty()) a->opt.span = number("--span", a->span);
     if (rate->count() > 0) a->opt.rate = a->rate;

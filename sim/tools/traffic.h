@@ -35,6 +35,10 @@ struct TrafficOptions {
   uint64_t size = 64;          // bytes per request
   uint64_t outstanding = 0;    // 0: as many as the memory queues (HBM: channels x queue_depth)
   std::optional<double> rate;  // requests per memory cycle; none = as fast as possible
+  // Requests offered per memory cycle, in address order, stalling while the target queue is
+  // full (head-of-line), as a DRAMsim3 driver does; 0 = off. With it, --outstanding 0 means
+  // no limit but the memory's queues, and latency counts from the queue's acceptance.
+  uint64_t issue_width = 0;
   double read_ratio = 1.0;
   uint64_t seed = 1;
   std::optional<uint64_t> span;  // bytes of the memory the pattern covers (see docs)

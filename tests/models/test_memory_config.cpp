@@ -49,6 +49,11 @@ TEST_CASE("config: models/hbm2.yaml spells out exactly the built-in defaults", "
   REQUIRE(a.tWL == b.tWL);
   REQUIRE(a.tWR == b.tWR);
   REQUIRE(a.queue_depth == b.queue_depth);
+  REQUIRE(a.bank_queue_depth == b.bank_queue_depth);
+  REQUIRE(a.write_queue_depth == b.write_queue_depth);
+  REQUIRE(a.scheduler == b.scheduler);
+  REQUIRE(a.tWTR == b.tWTR);
+  REQUIRE(a.tRTW == b.tRTW);
   REQUIRE(a.mapping == b.mapping);
   REQUIRE(a.page_policy == b.page_policy);
   REQUIRE(a.fill == b.fill);

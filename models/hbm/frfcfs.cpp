@@ -1,0 +1,400 @@
+#include "models/hbm/frfcfs.h"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "models/hbm/fcfs.h"
+
+namespace npusim::models::hbm {
+
+namespace {
+// A read that finds its unit idle drains the write buffer if it holds more than this many
+// writes (DRAMsim3's rule).
+constexpr size_t kIdleDrain = 8;
+
+unsigned log2u(uint64_t v) {
+  unsigned s = 0;
+  while ((uint64_t{1} << s) < v) ++s;
+  return s;
+}
+}  // namespace
+
+std::unique_ptr<Controller> make_controller(const HbmConfig& c) {
+  if (c.scheduler == HbmScheduler::kFcfs) return std::make_unique<FcfsController>(c);
+  return std::make_unique<FrFcfsController>(c);
+}
+
+FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
+  // HbmTiming checks the same geometry; its constructor throws for a count that is not a
+  // power of two, and so does this one (through the probe below).
+  HbmTiming probe_geometry(c);
+  (void)probe_geometry;
+  if (c.bank_queue_depth < 1)
+    throw std::invalid_argument("hbm controller: bank_queue_depth must be >= 1");
+  burst_shift_ = log2u(c.burst_bytes());
+  bpg_bits_ = log2u(c.banks_per_group);
+  pc_bits_ = log2u(c.pseudo_channels);
+  banks_bits_ = log2u(c.bank_groups) + bpg_bits_;
+  unsigned shift = burst_shift_;
+  for (auto it = c.mapping.rbegin(); it != c.mapping.rend(); ++it) {
+    uint64_t count = 1;
+    unsigned* s = nullptr;
+    uint64_t* m = nullptr;
+    switch (*it) {
+      case AddrField::kChannel: count = c.channels, s = &ch_shift_, m = &ch_mask_; break;
+      case AddrField::kPseudoChannel: count = c.pseudo_channels, s = &pc_shift_, m = &pc_mask_; break;
+      case AddrField::kBankGroup: count = c.bank_groups, s = &bg_shift_, m = &bg_mask_; break;
+      case AddrField::kBank: count = c.banks_per_group, s = &bk_shift_, m = &bk_mask_; break;
+      case AddrField::kColumn: count = c.columns(); break;
+      case AddrField::kRow: count = c.rows, s = &row_shift_, m = &row_mask_; break;
+    }
+    if (s != nullptr) *s = shift, *m = count - 1;
+    shift += log2u(count);
+  }
+  const uint64_t bl = c.burst_cycles();
+  to_data_[0] = c.tCL, to_data_[1] = c.tWL;
+  recovery_[0] = c.tRTP, recovery_[1] = c.tWL + bl + c.tWR;
+  wtr_ = c.tWL + bl + c.tWTR;  // write column to the next read column
+  // Read column to the next write column; never less than keeps the write's data off the
+  // read's on the bus, so the bus needs no timeline of its own: tCCD_S >= BL/2 keeps bursts
+  // of one direction apart, tRTW and tWTR those of the two.
+  rtw_ = std::max<uint64_t>({c.tRTW, c.tCCD_S, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0});
+  // How far back a check looks from a request's admission, and how far ahead of it a
+  // reservation can lie: every request the queues hold served one after another on one bank,
+  // with the refreshes that fall in between.
+  margin_ = std::max({c.tFAW, c.tRRD_L, c.tCCD_L, wtr_, rtw_, bl}) + 64;
+  col_clear_ = std::max({c.tCCD_S, c.tCCD_L, wtr_, rtw_});
+  const uint64_t per_request = c.tRAS + c.tRP + c.tRCD + c.tCL + c.tWL + 2 * bl + c.tWR +
+                               c.tRTP + c.tFAW + c.tCCD_L + wtr_ + rtw_;
+  uint64_t reach =
+      (uint64_t{c.queue_depth} + c.bank_queue_depth + c.write_queue_depth + 1) * per_request;
+  if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
+  const uint64_t bits = reach + 2 * margin_ + 64;
+  units_.resize(c.units());
+  for (auto& u : units_) {
+    u.act = u.rd = u.wr = Timeline(bits);
+    u.waiting.reserve(c.queue_depth);
+    u.writes.reserve(c.write_queue_depth);
+  }
+  groups_.resize(size_t{c.units()} * c.bank_groups);
+  for (auto& g : groups_) g.act = g.col = Timeline(bits);
+  banks_.resize(size_t{c.units()} * c.banks());
+  bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
+}
+
+uint32_t FrFcfsController::bank_index(uint64_t o) const {
+  return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
+                                 ((o >> pc_shift_) & pc_mask_))
+                                << banks_bits_) |
+                               (((o >> bg_shift_) & bg_mask_) << bpg_bits_) |
+                               ((o >> bk_shift_) & bk_mask_));
+}
+
+uint32_t FrFcfsController::row_of(uint64_t o) const {
+  return static_cast<uint32_t>((o >> row_shift_) & row_mask_);
+}
+
+uint64_t FrFcfsController::refreshes() const {
+  if (cfg_.tREFI == 0) return 0;
+  uint64_t n = 0;
+  for (const auto& u : units_) n += u.latest / cfg_.tREFI;
+  return n;
+}
+
+// The earliest ACT at or after `a` that keeps tRRD_S (any bank of the unit), tRRD_L (same
+// group) and tFAW (no five ACTs within tFAW) with every ACT granted so far.
+uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
+  const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
+  for (;;) {
+    // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
+    if (u.any_act && a < u.act_max + rrd_l) {
+      uint64_t hit = u.act.last_in(a + 1 > rrd_s ? a + 1 - rrd_s : 0, a + rrd_s);
+      if (hit != UINT64_MAX) {
+        a = hit + rrd_s;
+        continue;
+      }
+      hit = g.act.last_in(a + 1 > rrd_l ? a + 1 - rrd_l : 0, a + rrd_l);
+      if (hit != UINT64_MAX) {
+        a = hit + rrd_l;
+        continue;
+      }
+    }
+    if (faw == 0) return a;
+    // The ACTs within tFAW on either side, with `a` among them: every five in a row must
+    // span at least tFAW.
+    // Only the four nearest on each side can share a window of five with it.
+    uint64_t t[9];
+    const uint64_t lo = a + 1 > faw ? a + 1 - faw : 0;
+    unsigned n = 0;
+    for (uint64_t hi = a; n < 4;) {
+      const uint64_t x = u.act.last_in(lo, hi);
+      if (x == UINT64_MAX) break;
+      t[3 - n++] = x;
+      hi = x;
+    }
+    if (n < 4) std::copy(t + 4 - n, t + 4, t);  // the n found, ascending, at t[0..n)
+    const unsigned at = n;
+    t[n++] = a;
+    n += u.act.collect(a + 1, a + faw, t + n, 4);
+    // A window of five within tFAW that holds `a`: every later cycle up to the bound below
+    // leaves `a` in a window with the same four others. If the window starts before `a`,
+    // that is until tFAW after its first ACT; if it starts at `a`, until its last ACT.
+    uint64_t next = 0;
+    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+    }
+    if (next == 0) return a;
+    a = std::max(next, a + 1);
+  }
+}
+
+// find_act() when tFAW and tRRD_L are below 64 cycles: every check reads the 64 cycles on
+// either side of the candidate at once (two words per timeline), and the same jumps follow.
+uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
+  const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  auto low = [](uint64_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
+  auto top = [](uint64_t w) { return static_cast<uint64_t>(63 - __builtin_clzll(w)); };
+  for (;;) {
+    // below: cycles [a - 64, a), bit 63 is a - 1; above: [a, a + 64), bit 0 is a.
+    uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
+    // tRRD_S: an ACT in (a - rrd_s, a + rrd_s) moves `a` to rrd_s after the latest of them.
+    uint64_t hit = above & low(rrd_s);
+    if (hit != 0) {
+      a += top(hit) + rrd_s;
+      continue;
+    }
+    hit = below & ~low(65 - rrd_s);
+    if (hit != 0) {
+      a = a - 64 + top(hit) + rrd_s;
+      continue;
+    }
+    const uint64_t gb = g.act.bits64(a - 64), ga = g.act.bits64(a);
+    hit = ga & low(rrd_l);
+    if (hit != 0) {
+      a += top(hit) + rrd_l;
+      continue;
+    }
+    hit = gb & ~low(65 - rrd_l);
+    if (hit != 0) {
+      a = a - 64 + top(hit) + rrd_l;
+      continue;
+    }
+    if (faw == 0) return a;
+    // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
+    uint64_t t[9];
+    unsigned n = 0;
+    uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
+    uint64_t left4[4];
+    unsigned nl = 0;
+    while (left != 0 && nl < 4) {
+      const uint64_t b = top(left);
+      left4[nl++] = a - 64 + b;
+      left &= ~(uint64_t{1} << b);
+    }
+    for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
+    const unsigned at = n;
+    t[n++] = a;
+    uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
+    for (unsigned k = 0; right != 0 && k < 4; ++k) {
+      t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
+      right &= right - 1;
+    }
+    uint64_t next = 0;
+    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+    }
+    if (next == 0) return a;
+    a = std::max(next, a + 1);
+  }
+}
+
+// The earliest column command at or after `c`: tCCD_S against the unit's column commands of
+// its direction, tCCD_L against the group's, the turnarounds against the other direction's
+// (which keep the data bus free, see the constructor).
+uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) const {
+  const uint64_t ccd_s = cfg_.tCCD_S, ccd_l = cfg_.tCCD_L;
+  const Timeline& same = write ? u.wr : u.rd;
+  const Timeline& other = write ? u.rd : u.wr;
+  // A command of the other direction at w forbids (w - after, w + before): a read after a
+  // write waits wtr, a write after a read waits rtw.
+  const uint64_t before = write ? rtw_ : wtr_;  // this command after the other one
+  const uint64_t after = write ? wtr_ : rtw_;   // the other one after this command
+  auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
+  // Past every column command and burst granted: nothing to check.
+  if (!u.any_col || c >= u.col_max + col_clear_) return c;
+  for (;;) {
+    uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
+    if (hit != UINT64_MAX) {
+      c = hit + ccd_s;
+      continue;
+    }
+    hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
+    if (hit != UINT64_MAX) {
+      c = hit + ccd_l;
+      continue;
+    }
+    hit = other.last_in(lo_of(c, before), c + after);
+    if (hit != UINT64_MAX) {
+      c = std::max(c + 1, hit + before);
+      continue;
+    }
+    return c;
+  }
+}
+
+uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                 RowOutcome& out, bool drained) {
+  const uint32_t unit = bank >> banks_bits_;
+  Unit& u = units_[unit];
+  Group& g = groups_[bank >> bpg_bits_];
+  Bank& b = banks_[bank];
+  const uint64_t refi = cfg_.tREFI, rfc = cfg_.tRFC;
+
+  // The transaction queue: wait at the door while it is full.
+  uint64_t t = std::max(arrival, u.last_admit);
+  auto& w = u.waiting;
+  const auto later = std::greater<uint64_t>();
+  // (A write drained from the write buffer was admitted when it entered the buffer.)
+  while (!drained && !w.empty() && w.front() <= t)
+    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
+  if (!drained && w.size() >= cfg_.queue_depth) {
+    t = w.front();
+    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
+  }
+  const uint64_t admit = t;
+  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
+    const uint64_t f = admit - std::min(admit, margin_);
+    u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
+    for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
+      Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
+      gi.act.advance(f), gi.col.advance(f);
+    }
+  }
+  u.last_admit = admit;
+  last_admit_ = admit;
+  // The bank queue: enter when the request bank_queue_depth places ahead has issued.
+  uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
+  t = std::max(admit, slot);
+  // It leaves the transaction queue at t; at once (the common case) it holds no place there.
+  if (t > admit && !drained) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
+
+  for (;;) {
+    if (refi != 0) {
+      const uint64_t k = refresh_window(u, t);  // the latest refresh started at or before t
+      if (k >= 1) {
+        const uint64_t end = k * refi + rfc;
+        if (t < end) t = end;
+        if (b.last_use < k * refi) {  // refreshed since the bank was last used
+          b.open_row = kNoRow;
+          b.act_ok = std::max(b.act_ok, end);
+        }
+      }
+    }
+    uint64_t act = 0, start, col;
+    if (b.open_row == row) {
+      out = RowOutcome::kHit;
+      col = std::max(t, b.col_ok);
+      start = col;
+    } else {
+      uint64_t a = std::max(t, b.act_ok);
+      if (b.open_row == kNoRow) {
+        out = RowOutcome::kMiss;
+      } else {
+        out = RowOutcome::kConflict;
+        a = std::max(a, std::max(t, b.pre_ok) + cfg_.tRP);
+      }
+      act = find_act(u, g, a);
+      start = out == RowOutcome::kConflict ? act - cfg_.tRP : act;
+      col = std::max(act + cfg_.tRCD, b.col_ok);
+    }
+    col = find_col(u, g, col, write);
+    const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();
+    if (refi != 0) {
+      // The access runs between two refreshes: from its first command to its last data.
+      const uint64_t kt = refresh_window(u, t), ks = refresh_window(u, start);
+      if (ks > kt) {
+        t = ks * refi + rfc;
+        continue;
+      }
+      const uint64_t next = (ks + 1) * refi;
+      if (done > next) {
+        t = next + rfc;
+        continue;
+      }
+    }
+    // Grant: the reservations, then the bank.
+    if (out != RowOutcome::kHit) {
+      if (!u.act.in_range(act)) ++overflows_;
+      u.act.set(act);
+      g.act.set(act);
+      u.act_max = std::max(u.act_max, act);
+      u.any_act = true;
+      b.open_row = row;
+      b.pre_ok = act + cfg_.tRAS;
+    }
+    if (!u.rd.in_range(col)) ++overflows_;
+    (write ? u.wr : u.rd).set(col);
+    g.col.set(col);
+    u.col_max = std::max(u.col_max, col);
+    u.any_col = true;
+    b.col_ok = col + cfg_.tCCD_L;
+    b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
+    if (cfg_.page_policy == PagePolicy::kClosed) {
+      b.open_row = kNoRow;
+      b.act_ok = std::max(b.act_ok, b.pre_ok + cfg_.tRP);
+    }
+    b.last_use = std::max(b.last_use, done);
+    u.latest = std::max(u.latest, done);
+    slot = col;
+    if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+    return done;
+  }
+}
+
+// Schedules the unit's buffered writes, oldest first, from cycle t on.
+void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
+  for (const auto& p : u.writes) {
+    RowOutcome out = RowOutcome::kMiss;
+    burst(p.bank, p.row, true, t, out, true);
+    ++rows.n[static_cast<unsigned>(out)];
+  }
+  u.writes.clear();
+}
+
+uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
+                                    uint64_t arrival_cycles, RowCounts& rows) {
+  const uint64_t bsz = uint64_t{1} << burst_shift_;
+  uint64_t done = arrival_cycles;
+  for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) {
+    // Consecutive accesses to one burst (a core reading an array) decode once.
+    if (a >> burst_shift_ != last_burst_) {
+      last_burst_ = a >> burst_shift_;
+      last_bank_ = bank_index(a);
+      last_row_ = row_of(a);
+    }
+    if (cfg_.write_queue_depth != 0) {
+      Unit& u = units_[last_bank_ >> banks_bits_];
+      const uint64_t t = std::max(arrival_cycles, u.last_admit);
+      if (write) {
+        // Posted: the write is done for its initiator once in the buffer; a full buffer is
+        // drained (all of it) first.
+        if (u.writes.size() >= cfg_.write_queue_depth) drain(u, t, rows);
+        u.writes.push_back(PendingWrite{last_bank_, last_row_});
+        u.last_admit = t;
+        last_admit_ = t;
+        done = std::max(done, t + 1);
+        continue;
+      }
+      // A read finds the unit idle (no command pending) with writes waiting: drain them.
+      if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
+    }
+    RowOutcome out = RowOutcome::kMiss;
+    done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out, false));
+    ++rows.n[static_cast<unsigned>(out)];
+  }
+  return done;
+}
+
+}  // namespace npusim::models::hbm

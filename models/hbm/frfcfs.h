@@ -1,0 +1,102 @@
+// `hbm.scheduler: frfcfs` (the default): a reordering controller per unit (channel or
+// pseudo-channel), computed per request from reservations, with no cycle loop.
+//
+//   transaction queue  queue_depth requests; a request waits at the door while it is full,
+//                      and leaves it for its bank's command queue
+//   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
+//                      when its column command issues
+//   write buffer       write_queue_depth > 0: writes are posted (done a cycle after they
+//                      arrive) and scheduled together when the buffer is full, or when a
+//                      read finds the unit idle with more than 8 waiting (DRAMsim3's rules)
+//   reservations       every ACT and column command already granted, on timelines
+//                      (models/hbm/timeline.h) per unit and per bank group
+//
+// A request takes the earliest cycles that its bank (open row, tRCD, tRAS, tRP, tRTP, tWR)
+// and the reservations allow: tRRD_S/_L and tFAW against every ACT granted before or after
+// it, tCCD_S/_L and the read/write turnarounds (tWTR after write data, tRTW) against every
+// column command (which keep the data bus free). So a younger request to an idle bank, or a
+// row hit, goes ahead of an older request that waits for its bank; the older request's cycles, granted
+// when it arrived, never move (a loosely-timed caller has its completion already), so
+// nothing starves. Refresh: all banks of every unit every tREFI for tRFC, as in fcfs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/hbm/controller.h"
+#include "models/hbm/timeline.h"
+
+namespace npusim::models::hbm {
+
+class FrFcfsController final : public Controller {
+ public:
+  explicit FrFcfsController(const HbmConfig& c);
+  uint64_t schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
+                    RowCounts& rows) override;
+  uint64_t last_admit() const override { return last_admit_; }
+  uint64_t refreshes() const override;
+  const HbmAddressMap& address_map() const override { return map_; }
+  // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
+  // every configuration validate() accepts; tests check it.
+  uint64_t horizon_overflows() const { return overflows_; }
+
+ private:
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct Bank {
+    uint64_t act_ok = 0, pre_ok = 0, col_ok = 0;
+    uint64_t last_use = 0;      // last cycle the bank was busy: a refresh after it closes the row
+    uint32_t open_row = kNoRow;
+    uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
+  };
+  struct PendingWrite {
+    uint32_t bank, row;
+  };
+  struct Unit {
+    uint64_t last_admit = 0, latest = 0;
+    // Past every reservation: the latest ACT and column command granted.
+    uint64_t act_max = 0, col_max = 0;
+    bool any_act = false, any_col = false;
+    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
+    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
+    std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
+    std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
+    Timeline act, rd, wr;           // ACTs, read and write column commands
+  };
+  struct Group {
+    Timeline act, col;
+  };
+  uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
+                 bool drained);
+  void drain(Unit& u, uint64_t t, RowCounts& rows);
+  uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
+  uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
+  uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
+  uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
+    if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;
+    u.ref_k = t / cfg_.tREFI;
+    u.ref_lo = u.ref_k * cfg_.tREFI;
+    u.ref_hi = u.ref_lo + cfg_.tREFI;
+    return u.ref_k;
+  }
+  uint32_t bank_index(uint64_t offset) const;
+  uint32_t row_of(uint64_t offset) const;
+
+  HbmConfig cfg_;
+  HbmAddressMap map_;
+  unsigned burst_shift_ = 0, banks_bits_ = 0, bpg_bits_ = 0, pc_bits_ = 0;
+  // The burst (offset >> burst shift) of the last request, and its decode.
+  uint64_t last_burst_ = UINT64_MAX;
+  uint32_t last_bank_ = 0, last_row_ = 0;
+  unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
+  uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
+  uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
+  uint64_t col_clear_ = 0;  // a column command this far after every other one meets them all
+  std::vector<Unit> units_;
+  std::vector<Bank> banks_;
+  std::vector<Group> groups_;
+  std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
+  uint64_t last_admit_ = 0;
+  uint64_t overflows_ = 0;
+};
+
+}  // namespace npusim::models::hbm
