@@ -394,6 +394,7 @@ std::map<std::string, double> Runner::metrics() const {
   }
   uint64_t end = ps(cs.end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   m["duration"] = static_cast<double>(end) / 1e3;
   m["violations"] = m["window_violations"] = static_cast<double>(window);
   m["bus_errors"] = static_cast<double>(bus + (core_bus_error ? 1 : 0));
@@ -705,6 +706,7 @@ RunResult Runner::run(std::ostream& out) {
   res.exit_code = ok ? 0 : 1;
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   for (auto& o : obs_) {
     for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
                                    {"hbm", &p_->memory.hbm.stats()}})
