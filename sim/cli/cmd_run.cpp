@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/output/json_text.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
@@ -25,7 +26,7 @@ bool write_report(const std::string& path, const nlohmann::ordered_json& report)
     std::cerr << "npusim: cannot write the report to '" << path << "'\n";
     return false;
   }
-  out << report.dump(2) << '\n';
+  out << json_text(report, 2) << '\n';
   return static_cast<bool>(out);
 }
 
