@@ -5,6 +5,7 @@
 
 #include "models/memory_config.h"
 #include "sim/cli/commands.h"
+#include "sim/input/platform_config.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/traffic.h"
 
@@ -56,7 +57,9 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       else print_text(r, std::cout);
       cmds.exit_code = 0;
     } catch (const models::ConfigError& e) {
-      std::cerr << "npusim: error: " << e.what() << '\n';
+      const InputError ie(e.file(), e.line(), e.key() + "=" + e.value(),
+                          config_reason(e, e.key(), e.value()));
+      std::cerr << "npusim: error: " << ie.what() << '\n';
       cmds.exit_code = 2;
     } catch (const TrafficError& e) {
       std::cerr << "npusim: error: " << e.what() << '\n';

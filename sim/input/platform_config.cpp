@@ -153,6 +153,14 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
 
 }  // namespace
 
+std::string config_reason(const std::runtime_error& e, const std::string& key,
+                          const std::string& value) {
+  const std::string what = e.what();
+  const std::string mark = key + " = '" + value + "': ";
+  const size_t at = what.find(mark);
+  return at == std::string::npos ? what : what.substr(at + mark.size());
+}
+
 fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                        const std::vector<Setting>& overrides) {
   std::string text = builtin_profile(name_or_path);
@@ -256,7 +264,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
     cfg.memory = models::load_memory_config("", file, all);
   } catch (const models::ConfigError& e) {
     auto it = memory_at.find(e.key());
-    if (it != memory_at.end()) fail(it->second, e.what());
+    if (it != memory_at.end()) fail(it->second, config_reason(e, e.key(), e.value()));
     throw InputError(file, 0, e.key() + "=" + e.value(),
                      std::string(e.what()) + " (this value follows the heaps section)");
   }

@@ -193,8 +193,9 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
     try {
       c.l3 = models::load_memory_config("", file, hbm).hbm;
     } catch (const models::ConfigError& e) {
-      for (const Setting* s : hbm_src)
-        if ("hbm." + s->key.substr(3) == e.key()) fail(*s, e.what());
+      // The last setting of a key is the one in effect (a --set after the profile's).
+      for (auto it = hbm_src.rbegin(); it != hbm_src.rend(); ++it)
+        if ("hbm." + (*it)->key.substr(3) == e.key()) fail(**it, config_reason(e, e.key(), e.value()));
       throw InputError(file, 0, e.key(), e.what());
     }
     if (c.l3.size() != span)
