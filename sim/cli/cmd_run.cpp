@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/input/limits.h"
 #include "sim/output/json_text.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
@@ -36,16 +37,20 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   auto* run = app.add_subcommand("run", "Run a workload scenario (default: the embedded one)");
   struct Args {
     std::string scenario, platform, trace, vcd, report;
-    std::vector<std::string> sets, plugins;
+    std::vector<std::string> sets, plugins, limits;
     bool list_ops = false;
   };
   auto a = std::make_shared<Args>();
   run->add_option("SCENARIO", a->scenario, "Scenario YAML file (omit for the embedded default)");
   run->add_option("--platform", a->platform, "Platform profile: a built-in name or a YAML file");
-  run->add_option("--set", a->sets, "Override a platform value: section.key=value (repeatable)");
+  run->add_option("--set", a->sets, "Override a platform value: section.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set: never swallow SCENARIO
   run->add_option("--trace", a->trace, "Write a Chrome trace-event JSON file (open in ui.perfetto.dev)");
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
+  run->add_option("--limit", a->limits,
+                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
+      ->allow_extra_args(false);
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
@@ -71,6 +76,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     opt.report_path = a->report;
     std::unique_ptr<RunResult> result;
     try {
+      for (const auto& l : a->limits) set_limit(l);
       for (const auto& s : a->sets) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0)

@@ -36,7 +36,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
                 "at most 1 GiB when writing)");
   t->add_option("--platform", a->opt.platform, "Memory configuration YAML (models/hbm2.yaml)");
   t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
-      ->take_all();
+      ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
   t->callback([a, rate, &cmds] {
     auto number = [](const std::string& opt, const std::string& v) {

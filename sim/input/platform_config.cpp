@@ -1,4 +1,5 @@
 #include "sim/input/platform_config.h"
+#include "sim/input/yaml_input.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -177,12 +178,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   } else {
     file = "<builtin:" + name_or_path + ">";
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
-  }
+  const YAML::Node root = load_yaml(text, file);
   if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
   std::vector<Setting> settings;
   flatten(root, "", file, settings);

@@ -10,6 +10,7 @@
 
 #include "sim/tools/heap_replay.h"
 #include "sim/input/yaml_input.h"
+#include "sim/input/limits.h"
 
 namespace npusim::sim {
 
@@ -61,6 +62,8 @@ std::optional<double> parse_duration_ns(const std::string& text) {
 }
 
 namespace {
+
+constexpr double kMaxWaitNs = 4.611686018427387904e15;  // 2^62 ps
 
 class Parser : public YamlInput {
  public:
@@ -223,11 +226,16 @@ class Parser : public YamlInput {
       s.kind = Step::kWait;
       auto d = parse_duration_ns(str(v, "wait"));
       if (!d) fail(v, "wait takes a duration such as 500ns, 2us, 1ms");
+      if (*d > kMaxWaitNs)
+        fail(v, "wait is longer than the simulated time can reach (2^62 ps, about 53 days)");
       s.wait_ns = *d;
     } else if (k == "loop") {
       s.kind = Step::kLoop;
       keys(v, {"count", "body"}, {"count", "body"}, "loop");
       s.count = size(v["count"], "count");
+      if (s.count > limits().loop_trips)
+        fail(v["count"], fmt::format("loop count above the limit of {} trips (--limit loop_trips=N)",
+                                     limits().loop_trips));
       s.body = steps(v["body"], depth + 1);
     } else if (k == "marker") {
       s.kind = Step::kMarker;
@@ -292,6 +300,26 @@ class Parser : public YamlInput {
     return o;
   }
 
+  // Counts the steps `list` executes `trips` times into `total` (saturating) and fails at the
+  // step where the count passes limits().steps: loops unrolled, a runaway program is stopped
+  // at load, not after hours.
+  void check_steps(const std::vector<Step>& list, uint64_t trips, uint64_t& total) const {
+    const uint64_t cap = limits().steps;
+    for (const Step& st : list) {
+      total += trips;
+      if (total > cap)
+        throw InputError(st.at.file, st.at.line, st.kind == Step::kLoop ? "loop" : "step",
+                         fmt::format("the program executes more than {} steps once its loops are "
+                                     "unrolled (--limit steps=N)", cap),
+                         st.at.column);
+      if (st.kind == Step::kLoop && st.count > 0) {
+        // trips * count saturates at the cap + 1: the body's first step then fails.
+        const uint64_t inner = st.count > (cap + 1) / trips ? cap + 1 : trips * st.count;
+        check_steps(st.body, inner, total);
+      }
+    }
+  }
+
   Scenario scenario(const std::string& text) {
     const YAML::Node root = this->root(text);
     Scenario sc;
@@ -312,7 +340,11 @@ class Parser : public YamlInput {
     }
     if (root["program"] && root["custom_op"])
       fail(root["custom_op"], "a scenario has either program or custom_op, not both");
-    if (root["program"]) sc.program = steps(root["program"], 0);
+    if (root["program"]) {
+      sc.program = steps(root["program"], 0);
+      uint64_t total = 0;
+      check_steps(sc.program, 1, total);
+    }
     if (const auto op = root["custom_op"]) {
       if (op.IsScalar()) {
         sc.custom_op = op.Scalar();

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include "sim/input/limits.h"
 
 #include "sim/tools/heap_replay.h"
 
@@ -47,13 +50,46 @@ void YamlInput::keys(const YAML::Node& m, std::initializer_list<const char*> all
     if (!m[r]) fail(m, fmt::format("{} needs '{}'", what, r));
 }
 
-YAML::Node YamlInput::root(const std::string& text) const {
+YAML::Node load_yaml(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(file_, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
+    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
   }
+  // Walk the document as a reader of it would, each alias at every use, with an explicit
+  // stack (no recursion) and at most limits().yaml_nodes visits.
+  const uint64_t cap = limits().yaml_nodes;
+  uint64_t visited = 0;
+  std::vector<YAML::Node> todo{root};
+  auto place = [&file](const YAML::Node& n, const std::string& tok, const std::string& why) {
+    const auto m = n.Mark();
+    return InputError(file, m.line + 1, tok, why, m.column + 1);
+  };
+  while (!todo.empty()) {
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (++visited > cap)
+      throw place(n, n.IsScalar() ? n.Scalar() : n.Tag(),
+                  fmt::format("the document has more than {} YAML nodes once its aliases are "
+                              "expanded (limit yaml_nodes; an alias bomb?)", cap));
+    if (n.IsSequence()) {
+      for (const auto& c : n) todo.push_back(c);
+    } else if (n.IsMap()) {
+      std::set<std::string> seen;
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+          throw place(kv.first, kv.first.Scalar(), "duplicate key in one map (each key once)");
+        todo.push_back(kv.first);
+        todo.push_back(kv.second);
+      }
+    }
+  }
+  return root;
+}
+
+YAML::Node YamlInput::root(const std::string& text) const {
+  const YAML::Node root = load_yaml(text, file_);
   if (!root.IsMap()) {
     if (!root.IsDefined() || root.IsNull())
       throw InputError(file_, 1, "", "the scenario is empty", 1);
@@ -119,6 +155,28 @@ bool Expectation::holds(double actual) const {
   if (op == ">") return actual > value;
   if (op == "!=") return actual != value;
   return actual == value;
+}
+
+Limits& limits() {
+  static Limits l;
+  return l;
+}
+
+void set_limit(const std::string& setting) {
+  const auto eq = setting.find('=');
+  const std::string key = setting.substr(0, eq);
+  Limits& l = limits();
+  uint64_t* v = key == "yaml_nodes" ? &l.yaml_nodes
+                : key == "steps"    ? &l.steps
+                : key == "loop_trips" ? &l.loop_trips
+                : key == "host_bytes" ? &l.host_bytes
+                                      : nullptr;
+  if (v == nullptr || eq == std::string::npos)
+    throw InputError("--limit", 0, setting,
+                     "expected KEY=N with KEY one of yaml_nodes, steps, loop_trips, host_bytes");
+  const auto n = parse_size(setting.substr(eq + 1));
+  if (!n || *n == 0) throw InputError("--limit", 0, setting, "the limit must be a positive size");
+  *v = *n;
 }
 
 std::string read_input_file(const std::string& path, const char* what) {

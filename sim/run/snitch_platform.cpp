@@ -1,4 +1,5 @@
 #include "sim/run/snitch_platform.h"
+#include "sim/input/yaml_input.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -103,7 +104,7 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
   std::vector<Setting> settings;
   auto read_profile = [&settings](const std::string& yaml, const std::string& where) {
     try {
-      const YAML::Node root = YAML::Load(yaml);
+      const YAML::Node root = load_yaml(yaml, where);
       if (!root.IsMap()) throw InputError(where, 1, "", "a platform profile is a map of sections");
       flatten(root, "", where, settings);
     } catch (const YAML::Exception& e) {
