@@ -15,6 +15,7 @@
 #include "sim/tools/heap_replay.h"
 #include "sim/input/platform_config.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/run/torch_limits.h"
 
 namespace npusim::sim {
 
@@ -122,6 +123,7 @@ RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ost
   const std::vector<Setting> sets = run_settings(sc.set, opt);
   const std::string platform = opt.platform_override.empty() ? sc.platform : opt.platform_override;
   const fw::NeuronPlatformConfig cfg = load_platform(platform, sets);
+  check_torch_inputs(t, cfg);  // sizes against the platform before any host allocation
 
   tr::OpSpec spec;
   spec.op = t.op;
