@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/output/output_paths.h"
 #include "sim/input/limits.h"
 #include "sim/output/json_text.h"
 #include "sim/tools/heap_replay.h"
@@ -24,7 +25,7 @@ namespace {
 bool write_report(const std::string& path, const nlohmann::ordered_json& report) {
   std::ofstream out(path);
   if (!out) {
-    std::cerr << "npusim: cannot write the report to '" << path << "'\n";
+    std::cerr << "npusim: error: --report: cannot write the report (at '" << path << "')\n";
     return false;
   }
   out << json_text(report, 2) << '\n';
@@ -75,6 +76,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
     std::unique_ptr<RunResult> result;
+    bool outputs_checked = false;
     try {
       for (const auto& l : a->limits) set_limit(l);
       for (const auto& s : a->sets) {
@@ -83,21 +85,32 @@ void register_run_command(CLI::App& app, Commands& cmds) {
           throw InputError("--set", 0, s, "expected section.key=value");
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
       }
+      // Every output is checked before anything runs: writable, and no two the same file.
+      std::vector<OutputPath> outputs{{"--trace", opt.trace_path}, {"--vcd", opt.vcd_path},
+                                      {"--report", opt.report_path}};
       if (!a->scenario.empty() && snitch::is_snitch_scenario(a->scenario, a->platform)) {
         // snitch-cluster scenarios have their own steps and runner (docs/snitch-cluster.md).
         const snitch::Scenario ssc = snitch::load_file(a->scenario);
+        check_output_paths(outputs);
+        outputs_checked = true;
         result = std::make_unique<RunResult>(snitch::run(ssc, opt, std::cout));
       } else {
         const Scenario sc = a->scenario.empty()
                                 ? parse_scenario(default_scenario_text(), default_scenario_name())
                                 : load_scenario_file(a->scenario);
+        if (sc.torch_op && !sc.torch_op->output.empty())
+          outputs.push_back({sc.torch_op->at.str() + ": torch_op output", sc.torch_op->output});
+        check_output_paths(outputs);
+        outputs_checked = true;
         auto observers = make_observers(opt);  // opens the trace files: errors are bad input
         result = std::make_unique<RunResult>(run_scenario(sc, opt, std::cout, std::move(observers)));
       }
     } catch (const std::runtime_error& e) {  // InputError, or a trace file that cannot be opened
-      // Bad input: nothing ran, so no output may pretend to be a result.
-      for (const auto& p : {opt.trace_path, opt.vcd_path})
-        if (!p.empty()) std::remove(p.c_str());
+      // Bad input: nothing ran, so no output may pretend to be a result. Files are removed only
+      // once they were found to be ours to write (not when two options name one file).
+      if (outputs_checked)
+        for (const auto& p : {opt.trace_path, opt.vcd_path})
+          if (!p.empty()) std::remove(p.c_str());
       std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;
       return;

@@ -282,6 +282,13 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   if (cfg.firmware.dma_channel >= cfg.dma.channels)
     fail(at("firmware.dma_channel"), fmt::format("the DMA engine has {} channels", cfg.dma.channels));
   if (l.num_blocks == 0) fail(at("heaps.num_blocks"), "must be at least 1");
+  // The dataram pools live in the dataram: one that ends beyond it is an error, not a lint.
+  for (const auto& [key, off, size] :
+       {std::tuple<const char*, uint64_t, uint64_t>{"heaps.dataram_pool_size", l.dataram_pool_offset, l.dataram_pool_size},
+        {"heaps.libc_pool_size", l.libc_pool_offset, l.libc_pool_size}})
+    if (off + size > l.dataram_size)
+      fail(at(key), fmt::format("the pool [{:#x}, {:#x}) ends beyond the dataram (heaps.dataram_size {:#x})",
+                                off, off + size, l.dataram_size));
   if (l.hbm_pool_offset >= l.hbm_scratch_size)
     fail(at("heaps.hbm_pool_offset"), "lies beyond heaps.hbm_scratch_size");
   if (uint64_t{l.hbm_window} + l.hbm_scratch_size > 0x100000000ull)

@@ -153,10 +153,12 @@ class Parser : public YamlInput {
       else if (v.IsSequence())
         for (const auto& h : v) s.heaps.push_back(heap(h));
       else fail(v, "init takes a heap or a list of heaps");
+      inited_.insert(s.heaps.begin(), s.heaps.end());
     } else if (k == "alloc") {
       s.kind = Step::kAlloc;
       keys(v, {"heap", "size", "align", "as", "optional"}, {"heap", "size"}, "alloc");
       s.heap = heap(v["heap"]);
+      need_init(v["heap"], s.heap, "alloc");
       s.size = size(v["size"], "size");
       if (s.size > 0xffffffffull) fail(v["size"], "size does not fit the 32-bit allocator ABI");
       if (v["align"]) s.align = size(v["align"], "align");
@@ -179,11 +181,13 @@ class Parser : public YamlInput {
       } else {
         keys(v, {"heap", "addr"}, {"heap", "addr"}, "free");
         s.heap = heap(v["heap"]);
+        need_init(v["heap"], s.heap, "free");
         s.addr = addr(v["addr"], "addr");
       }
     } else if (k == "stack") {
       s.kind = Step::kStackAlloc;
       keys(v, {"size", "align", "switch"}, {}, "stack");
+      need_init(kv.first, "hbm", "stack");
       if (v["size"]) s.size = size(v["size"], "size");
       if (v["align"]) s.align = size(v["align"], "align");
       if (s.size > 0xffffffffull || s.align > 0xffffffffull)
@@ -376,6 +380,14 @@ class Parser : public YamlInput {
  private:
   std::set<std::string> bound_;
   std::map<std::string, std::string> heap_of_;
+  std::set<std::string> inited_;  // heaps an init step before this one initialises
+
+  // The firmware's heaps hold nothing before init: a step on one is a bus error at 0x8.
+  void need_init(const YAML::Node& n, const std::string& heap, const char* what) const {
+    if (!inited_.count(heap))
+      fail(n, fmt::format("{} on the {} heap before it is initialised (put '- init: [{}]' first)",
+                          what, heap, heap));
+  }
 };
 
 }  // namespace

@@ -8,6 +8,7 @@ file(REMOVE_RECURSE "${SCRATCH}")
 file(MAKE_DIRECTORY "${SCRATCH}")
 string(REPLACE "@S@" "${SCRATCH}" ARGS "${ARGS}")
 string(REPLACE "@D@" "${SRC}/tests/bad_input/data" ARGS "${ARGS}")
+string(REPLACE "@S@" "${SCRATCH}" REGEX "${REGEX}")
 string(REPLACE "|" ";" ARGS "${ARGS}")
 execute_process(COMMAND ${NPUSIM} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 WORKING_DIRECTORY "${SRC}" TIMEOUT 60)
