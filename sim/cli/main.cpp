@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <systemc>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/cli_errors.h"
@@ -24,6 +25,8 @@ int internal_error(const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SystemC's own info on sc_stop ("Simulation stopped by user.") is not npusim's output.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"npusim - a cycle-approximate simulator of an accelerator's memory system"};
   app.require_subcommand(1);
   npusim::sim::Commands cmds;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -132,9 +133,11 @@ std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
     while (!t.empty() && t.front() == ' ') t.erase(t.begin());
     if (auto sz = parse_size(t)) {
       e.value = static_cast<double>(*sz);
+      if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) e.unit = Expectation::Unit::kBytes;
     } else if (auto d = parse_duration_ns(t);
                d && !t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
       e.value = *d;
+      e.unit = Expectation::Unit::kNs;
     } else if (t == "true" || t == "false") {
       e.value = t == "true";
     } else {
@@ -146,6 +149,25 @@ std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
     out.push_back(e);
   }
   return out;
+}
+
+std::string Expectation::describe() const {
+  std::string rest = text;
+  if (rest.rfind(op, 0) == 0) rest = rest.substr(op.size());
+  while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+  return fmt::format("{} {} {}", key, op, rest);
+}
+
+std::string Expectation::show(double actual) const {
+  if (unit == Unit::kNs) {
+    const double a = std::abs(actual);
+    if (a >= 1e9) return fmt::format("{:.6g} s", actual / 1e9);
+    if (a >= 1e6) return fmt::format("{:.6g} ms", actual / 1e6);
+    if (a >= 1e3) return fmt::format("{:.6g} us", actual / 1e3);
+    return fmt::format("{:.6g} ns", actual);
+  }
+  if (unit == Unit::kBytes) return fmt::format("{:.15g} B", actual);
+  return fmt::format("{:.10g}", actual);
 }
 
 bool Expectation::holds(double actual) const {

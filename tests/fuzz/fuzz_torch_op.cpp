@@ -1,0 +1,19 @@
+// libFuzzer target: torch_op specs (op, inputs with shape/dtype/init/file, scalars, reference,
+// output). The input is the body of a scenario's `torch_op:` key, indented under it, so the
+// fuzzer spends its time inside the spec and not on the scenario around it.
+#include "sim/input/scenario.h"
+#include "sim/tools/heap_replay.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string doc = "name: fuzz\nplatform: neuron-gpsimd\ntorch_op:\n  ";
+  for (char c : npusim::fuzz::text(data, size)) {
+    doc += c;
+    if (c == '\n') doc += "  ";
+  }
+  try {
+    npusim::sim::parse_scenario(doc, "fuzz.yaml");
+  } catch (const npusim::sim::InputError&) {
+  }
+  return 0;
+}
