@@ -50,8 +50,8 @@ per=$(( ${FUZZ_SECONDS:-60} / ${#fuzzers[@]} ))
 [ "$per" -ge 1 ] || per=1
 for f in "${fuzzers[@]}"; do
   # A crash, a sanitizer report, a leak or a timeout makes libFuzzer exit non-zero: CI fails.
-  if ! ./build-fuzz/tests/fuzz/"$f" -max_total_time="$per" -max_len=4096 -timeout=10 \
-       -rss_limit_mb=2048 -dict="tests/fuzz/${dict[$f]}.dict" -print_final_stats=1 \
+  if ! build-fuzz/tests/fuzz/"$f" -max_total_time="$per" -max_len=4096 -timeout=10 \
+       -rss_limit_mb=2048 -artifact_prefix=build-fuzz/ -dict="tests/fuzz/${dict[$f]}.dict" -print_final_stats=1 \
        "build-fuzz/corpus/$f" >"build-fuzz/$f.log" 2>&1; then
     tail -n 60 "build-fuzz/$f.log"
     echo "fuzz: $f found a crash (build-fuzz/$f.log; the input is in crash-*)"
