@@ -253,8 +253,14 @@ void check_timing(const Sources& s, const std::string& key, uint64_t v, uint64_t
     s.fail(key, std::to_string(v), fmt::format("must be in [{}, {}] cycles", min, kMaxTiming));
 }
 
+// A clock period is at least the SystemC time resolution npusim runs at (1 ps): a shorter one
+// would be 0 time units per cycle.
+constexpr double kMinClockNs = 0.001;
+
 void check_clock(const Sources& s, const std::string& key, double ns) {
-  if (!(ns > 0.0) || ns > 1e6) s.fail(key, fmt::format("{}", ns), "must be in (0, 1e6] ns");
+  if (!(ns >= kMinClockNs) || ns > 1e6)
+    s.fail(key, fmt::format("{}", ns),
+           "must be in [0.001, 1e6] ns (at least the 1 ps time resolution)");
 }
 
 void validate_hbm(const HbmConfig& c, const Sources& s) {

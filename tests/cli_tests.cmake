@@ -18,7 +18,7 @@ npusim_cli_test(replay_quirks 0 "\"status\":-99"
                 heap replay --pool-base 0x10000001 --pool-size 0x1000 scenarios/heap/xmem_quirks.ops)
 npusim_cli_test(replay_bad_line 2 "tests/data/bad_op.ops:3: unknown op .*'allocate'"
                 heap replay tests/data/bad_op.ops)
-npusim_cli_test(replay_missing_file 2 "cannot open ops file 'nope.ops'" heap replay nope.ops)
+npusim_cli_test(replay_missing_file 2 "npusim: error: nope.ops: cannot open ops file .at 'nope.ops'." heap replay nope.ops)
 npusim_cli_test(replay_bad_number 2 "--pool-size.*'12k'" heap replay --pool-size 12k tests/data/bad_op.ops)
 npusim_cli_test(replay_bad_allocator 2 "allocator" heap replay --allocator tlsf tests/data/bad_op.ops)
 npusim_cli_test(replay_snitch_l1_trap 0 "\"trap\":true.*past_end"

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -16,6 +17,12 @@ uint64_t cli_number(const std::string& opt, const std::string& v) {
   auto n = parse_number(v);
   if (!n) throw CLI::ValidationError(opt, "'" + v + "' is not a decimal or 0x-hex number");
   return *n;
+}
+
+// The value given to option `f`, quoted for a message ("'0x100'"; a flag: its name).
+std::string given(const CLI::App* app, const char* f) {
+  const auto& r = app->get_option(f)->results();
+  return "'" + (r.empty() || std::string(f) == "--stop-on-trap" ? std::string(f) : r.front()) + "'";
 }
 
 }  // namespace
@@ -53,15 +60,30 @@ void register_heap_commands(CLI::App& app, Commands& cmds) {
   replay->add_flag("--stop-on-trap", a->stop_on_trap, "snitch: stop at the first trap (exit 1)");
   replay->add_option("OPS_FILE", a->file, "Trace: init/alloc/free/free_space, one per line")
       ->required();
-  replay->callback([a, &cmds] {
+  replay->callback([a, &cmds, replay] {
+    // Flags of one allocator family given for another would be ignored silently: refuse them.
+    const bool snitch = a->opt.allocator.rfind("snitch-", 0) == 0;
+    for (const char* f : {"--pool-base", "--pool-size", "--blocks", "--header", "--header-base", "--mgr-base"})
+      if (a->opt.allocator != "xmem" && replay->count(f) > 0)
+        throw CLI::ValidationError(f, given(replay, f) + " is only for --allocator xmem (given: " + a->opt.allocator + ")");
+    for (const char* f : {"--core-idx", "--compute-cores", "--base", "--end", "--startup-bytes", "--stop-on-trap"})
+      if (!snitch && replay->count(f) > 0)
+        throw CLI::ValidationError(f, given(replay, f) + " is only for --allocator snitch-l1 or snitch-l3 (given: " +
+                                          a->opt.allocator + ")");
     if (!a->pool_base.empty()) a->opt.pool_base = cli_number("--pool-base", a->pool_base);
     if (!a->pool_size.empty()) a->opt.pool_size = cli_number("--pool-size", a->pool_size);
-    if (!a->blocks.empty()) a->opt.blocks = cli_number("--blocks", a->blocks);
+    if (!a->blocks.empty()) {
+      a->opt.blocks = cli_number("--blocks", a->blocks);
+      if (a->opt.blocks == 0 || a->opt.blocks > (1u << 20))
+        throw CLI::ValidationError("--blocks", "'" + a->blocks + "' is not in [1, 1048576] descriptors");
+    }
     if (!a->header_base.empty()) a->opt.header_base = cli_number("--header-base", a->header_base);
     if (!a->mgr_base.empty()) a->opt.mgr_base = cli_number("--mgr-base", a->mgr_base);
+    std::error_code ec;
     std::ifstream in(a->file);
-    if (!in) {
-      std::cerr << "npusim: cannot open ops file '" << a->file << "'\n";
+    if (!in || std::filesystem::is_directory(a->file, ec)) {
+      std::cerr << "npusim: error: " << a->file << ": cannot open ops file"
+                << (in ? " (a directory)" : "") << " (at '" << a->file << "')\n";
       cmds.exit_code = 2;
       return;
     }

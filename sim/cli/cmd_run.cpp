@@ -7,6 +7,9 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/output/output_paths.h"
+#include "sim/input/limits.h"
+#include "sim/output/json_text.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
@@ -22,10 +25,10 @@ namespace {
 bool write_report(const std::string& path, const nlohmann::ordered_json& report) {
   std::ofstream out(path);
   if (!out) {
-    std::cerr << "npusim: cannot write the report to '" << path << "'\n";
+    std::cerr << "npusim: error: --report: cannot write the report (at '" << path << "')\n";
     return false;
   }
-  out << report.dump(2) << '\n';
+  out << json_text(report, 2) << '\n';
   return static_cast<bool>(out);
 }
 
@@ -35,16 +38,20 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   auto* run = app.add_subcommand("run", "Run a workload scenario (default: the embedded one)");
   struct Args {
     std::string scenario, platform, trace, vcd, report;
-    std::vector<std::string> sets, plugins;
+    std::vector<std::string> sets, plugins, limits;
     bool list_ops = false;
   };
   auto a = std::make_shared<Args>();
   run->add_option("SCENARIO", a->scenario, "Scenario YAML file (omit for the embedded default)");
   run->add_option("--platform", a->platform, "Platform profile: a built-in name or a YAML file");
-  run->add_option("--set", a->sets, "Override a platform value: section.key=value (repeatable)");
+  run->add_option("--set", a->sets, "Override a platform value: section.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set: never swallow SCENARIO
   run->add_option("--trace", a->trace, "Write a Chrome trace-event JSON file (open in ui.perfetto.dev)");
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
+  run->add_option("--limit", a->limits,
+                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
+      ->allow_extra_args(false);
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
@@ -69,28 +76,41 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
     std::unique_ptr<RunResult> result;
+    bool outputs_checked = false;
     try {
+      for (const auto& l : a->limits) set_limit(l);
       for (const auto& s : a->sets) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0)
           throw InputError("--set", 0, s, "expected section.key=value");
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
       }
+      // Every output is checked before anything runs: writable, and no two the same file.
+      std::vector<OutputPath> outputs{{"--trace", opt.trace_path}, {"--vcd", opt.vcd_path},
+                                      {"--report", opt.report_path}};
       if (!a->scenario.empty() && snitch::is_snitch_scenario(a->scenario, a->platform)) {
         // snitch-cluster scenarios have their own steps and runner (docs/snitch-cluster.md).
         const snitch::Scenario ssc = snitch::load_file(a->scenario);
+        check_output_paths(outputs);
+        outputs_checked = true;
         result = std::make_unique<RunResult>(snitch::run(ssc, opt, std::cout));
       } else {
         const Scenario sc = a->scenario.empty()
                                 ? parse_scenario(default_scenario_text(), default_scenario_name())
                                 : load_scenario_file(a->scenario);
+        if (sc.torch_op && !sc.torch_op->output.empty())
+          outputs.push_back({sc.torch_op->at.str() + ": torch_op output", sc.torch_op->output});
+        check_output_paths(outputs);
+        outputs_checked = true;
         auto observers = make_observers(opt);  // opens the trace files: errors are bad input
         result = std::make_unique<RunResult>(run_scenario(sc, opt, std::cout, std::move(observers)));
       }
     } catch (const std::runtime_error& e) {  // InputError, or a trace file that cannot be opened
-      // Bad input: nothing ran, so no output may pretend to be a result.
-      for (const auto& p : {opt.trace_path, opt.vcd_path})
-        if (!p.empty()) std::remove(p.c_str());
+      // Bad input: nothing ran, so no output may pretend to be a result. Files are removed only
+      // once they were found to be ours to write (not when two options name one file).
+      if (outputs_checked)
+        for (const auto& p : {opt.trace_path, opt.vcd_path})
+          if (!p.empty()) std::remove(p.c_str());
       std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;
       return;

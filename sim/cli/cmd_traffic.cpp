@@ -5,6 +5,8 @@
 
 #include "models/memory_config.h"
 #include "sim/cli/commands.h"
+#include "sim/input/scenario.h"
+#include "sim/input/platform_config.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/traffic.h"
 
@@ -38,7 +40,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
                 "at most 1 GiB when writing)");
   t->add_option("--platform", a->opt.platform, "Memory configuration YAML (models/hbm2.yaml)");
   t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
-      ->take_all();
+      ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
   t->callback([a, rate, &cmds] {
     auto number = [](const std::string& opt, const std::string& v) {
@@ -47,7 +49,13 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       return *n;
     };
     if (!a->requests.empty()) a->opt.requests = number("--requests", a->requests);
-    if (!a->size.empty()) a->opt.size = number("--size", a->size);
+    // Byte counts take the suffixes `run` takes (KiB, MiB, GiB, K, M, G, B).
+    auto bytes = [](const std::string& opt, const std::string& v) {
+      auto n = parse_size(v);
+      if (!n) throw CLI::ValidationError(opt, "'" + v + "' is not a size (decimal or 0x-hex, optional KiB/MiB/GiB)");
+      return *n;
+    };
+    if (!a->size.empty()) a->opt.size = bytes("--size", a->size);
     if (!a->outstanding.empty()) a->opt.outstanding = number("--outstanding", a->outstanding);
     if (!a->issue_width.empty()) {
       a->opt.issue_width = number("--issue-width", a->issue_width);
@@ -55,7 +63,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
         throw CLI::ValidationError("--issue-width", "'0': must be at least 1 request per cycle");
     }
     if (!a->seed.empty()) a->opt.seed = number("--seed", a->seed);
-    if (!a->span.empty()) a->opt.span = number("--span", a->span);
+    if (!a->span.empty()) a->opt.span = bytes("--span", a->span);
     if (rate->count() > 0) a->opt.rate = a->rate;
     try {
       for (const auto& s : a->sets) a->opt.overrides.push_back(models::parse_override(s));
@@ -64,10 +72,20 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       else print_text(r, std::cout);
       cmds.exit_code = 0;
     } catch (const models::ConfigError& e) {
-      std::cerr << "npusim: error: " << e.what() << '\n';
+      const InputError ie(e.file(), e.line(), e.key() + "=" + e.value(),
+                          config_reason(e, e.key(), e.value()));
+      std::cerr << "npusim: error: " << ie.what() << '\n';
       cmds.exit_code = 2;
     } catch (const TrafficError& e) {
-      std::cerr << "npusim: error: " << e.what() << '\n';
+      // "--opt VALUE: why" in the one shape: "--opt: why (at 'VALUE')".
+      std::string m = e.what();
+      const size_t sp = m.find(' '), colon = m.find(": ");
+      if (m.rfind("--", 0) == 0 && sp != std::string::npos && colon != std::string::npos && sp < colon) {
+        std::string v = m.substr(sp + 1, colon - sp - 1);
+        if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
+        m = InputError(m.substr(0, sp), 0, v, m.substr(colon + 2)).what();
+      }
+      std::cerr << "npusim: error: " << m << '\n';
       cmds.exit_code = 2;
     }
   });

@@ -1,10 +1,32 @@
 // npusim: the command-line program. Thin: each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
+#include <string>
+#include <systemc>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/cli_errors.h"
+#include "sim/output/chrome_trace.h"
+#include "sim/output/vcd_writer.h"
+
+namespace {
+
+// Whatever escapes a subcommand (a model's logic_error, a bad_alloc, ...) is an internal
+// error: the outputs written so far are closed as complete files and the exit code is 3.
+int internal_error(const char* what) {
+  npusim::sim::ChromeTrace::close_all_open();
+  npusim::sim::VcdWriter::close_all_open();
+  std::cout.flush();
+  std::cerr << "npusim: internal error: " << what << '\n';
+  return 3;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // SystemC's own info on sc_stop ("Simulation stopped by user.") is not npusim's output.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"npusim - a cycle-approximate simulator of an accelerator's memory system"};
   app.require_subcommand(1);
   npusim::sim::Commands cmds;
@@ -12,9 +34,22 @@ int main(int argc, char** argv) {
   npusim::sim::register_more_commands(app, cmds);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;  // bad command lines are bad input: exit 2
+    // Bad command lines are bad input: one message shape, exit 2.
+    std::cout.flush();
+    std::cerr << npusim::sim::cli_error_message(app, argc, argv, e) << '\n'
+              << "Run with --help for more information.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("unknown exception");
   }
   return cmds.exit_code;
 }

@@ -1,4 +1,5 @@
 #include "sim/input/platform_config.h"
+#include "sim/input/yaml_input.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -160,6 +161,14 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
 
 }  // namespace
 
+std::string config_reason(const std::runtime_error& e, const std::string& key,
+                          const std::string& value) {
+  const std::string what = e.what();
+  const std::string mark = key + " = '" + value + "': ";
+  const size_t at = what.find(mark);
+  return at == std::string::npos ? what : what.substr(at + mark.size());
+}
+
 fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                        const std::vector<Setting>& overrides) {
   std::string text = builtin_profile(name_or_path);
@@ -176,12 +185,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   } else {
     file = "<builtin:" + name_or_path + ">";
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
-  }
+  const YAML::Node root = load_yaml(text, file);
   if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
   // `topology:` is the platform's structure (topology_input.h), read after the settings.
   YAML::Node topology = root["topology"];
@@ -288,7 +292,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
     cfg.memory = models::load_memory_config("", file, all);
   } catch (const models::ConfigError& e) {
     auto it = memory_at.find(e.key());
-    if (it != memory_at.end()) fail(it->second, e.what());
+    if (it != memory_at.end()) fail(it->second, config_reason(e, e.key(), e.value()));
     throw InputError(file, 0, e.key() + "=" + e.value(),
                      std::string(e.what()) + " (this value follows the heaps section)");
   }
@@ -310,6 +314,13 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   if (cfg.firmware.dma_channel >= cfg.dma.channels)
     fail(at("firmware.dma_channel"), fmt::format("the DMA engine has {} channels", cfg.dma.channels));
   if (l.num_blocks == 0) fail(at("heaps.num_blocks"), "must be at least 1");
+  // The dataram pools live in the dataram: one that ends beyond it is an error, not a lint.
+  for (const auto& [key, off, size] :
+       {std::tuple<const char*, uint64_t, uint64_t>{"heaps.dataram_pool_size", l.dataram_pool_offset, l.dataram_pool_size},
+        {"heaps.libc_pool_size", l.libc_pool_offset, l.libc_pool_size}})
+    if (off + size > l.dataram_size)
+      fail(at(key), fmt::format("the pool [{:#x}, {:#x}) ends beyond the dataram (heaps.dataram_size {:#x})",
+                                off, off + size, l.dataram_size));
   if (l.hbm_pool_offset >= l.hbm_scratch_size)
     fail(at("heaps.hbm_pool_offset"), "lies beyond heaps.hbm_scratch_size");
   if (uint64_t{l.hbm_window} + l.hbm_scratch_size > 0x100000000ull)

@@ -22,6 +22,10 @@ struct Setting {
 // The built-in profiles by name (neuron-gpsimd), or empty.
 std::string builtin_profile(const std::string& name);
 std::vector<std::string> builtin_profile_names();
+// The reason of a models::ConfigError without its "source:line: key = 'value': " prefix, for a
+// message that names the place and the value itself.
+std::string config_reason(const std::runtime_error& e, const std::string& key,
+                          const std::string& value);
 
 // Loads profile `name_or_path` (a built-in name or a YAML file), applies the overrides in
 // order (scenario `set:` first, then the command line), validates everything. Throws

@@ -10,6 +10,7 @@
 
 #include "sim/tools/heap_replay.h"
 #include "sim/input/yaml_input.h"
+#include "sim/input/limits.h"
 
 namespace npusim::sim {
 
@@ -61,6 +62,8 @@ std::optional<double> parse_duration_ns(const std::string& text) {
 }
 
 namespace {
+
+constexpr double kMaxWaitNs = 4.611686018427387904e15;  // 2^62 ps
 
 class Parser : public YamlInput {
  public:
@@ -150,10 +153,12 @@ class Parser : public YamlInput {
       else if (v.IsSequence())
         for (const auto& h : v) s.heaps.push_back(heap(h));
       else fail(v, "init takes a heap or a list of heaps");
+      inited_.insert(s.heaps.begin(), s.heaps.end());
     } else if (k == "alloc") {
       s.kind = Step::kAlloc;
       keys(v, {"heap", "size", "align", "as", "optional"}, {"heap", "size"}, "alloc");
       s.heap = heap(v["heap"]);
+      need_init(v["heap"], s.heap, "alloc");
       s.size = size(v["size"], "size");
       if (s.size > 0xffffffffull) fail(v["size"], "size does not fit the 32-bit allocator ABI");
       if (v["align"]) s.align = size(v["align"], "align");
@@ -176,11 +181,13 @@ class Parser : public YamlInput {
       } else {
         keys(v, {"heap", "addr"}, {"heap", "addr"}, "free");
         s.heap = heap(v["heap"]);
+        need_init(v["heap"], s.heap, "free");
         s.addr = addr(v["addr"], "addr");
       }
     } else if (k == "stack") {
       s.kind = Step::kStackAlloc;
       keys(v, {"size", "align", "switch"}, {}, "stack");
+      need_init(kv.first, "hbm", "stack");
       if (v["size"]) s.size = size(v["size"], "size");
       if (v["align"]) s.align = size(v["align"], "align");
       if (s.size > 0xffffffffull || s.align > 0xffffffffull)
@@ -223,11 +230,16 @@ class Parser : public YamlInput {
       s.kind = Step::kWait;
       auto d = parse_duration_ns(str(v, "wait"));
       if (!d) fail(v, "wait takes a duration such as 500ns, 2us, 1ms");
+      if (*d > kMaxWaitNs)
+        fail(v, "wait is longer than the simulated time can reach (2^62 ps, about 53 days)");
       s.wait_ns = *d;
     } else if (k == "loop") {
       s.kind = Step::kLoop;
       keys(v, {"count", "body"}, {"count", "body"}, "loop");
       s.count = size(v["count"], "count");
+      if (s.count > limits().loop_trips)
+        fail(v["count"], fmt::format("loop count above the limit of {} trips (--limit loop_trips=N)",
+                                     limits().loop_trips));
       s.body = steps(v["body"], depth + 1);
     } else if (k == "marker") {
       s.kind = Step::kMarker;
@@ -292,6 +304,26 @@ class Parser : public YamlInput {
     return o;
   }
 
+  // Counts the steps `list` executes `trips` times into `total` (saturating) and fails at the
+  // step where the count passes limits().steps: loops unrolled, a runaway program is stopped
+  // at load, not after hours.
+  void check_steps(const std::vector<Step>& list, uint64_t trips, uint64_t& total) const {
+    const uint64_t cap = limits().steps;
+    for (const Step& st : list) {
+      total += trips;
+      if (total > cap)
+        throw InputError(st.at.file, st.at.line, st.kind == Step::kLoop ? "loop" : "step",
+                         fmt::format("the program executes more than {} steps once its loops are "
+                                     "unrolled (--limit steps=N)", cap),
+                         st.at.column);
+      if (st.kind == Step::kLoop && st.count > 0) {
+        // trips * count saturates at the cap + 1: the body's first step then fails.
+        const uint64_t inner = st.count > (cap + 1) / trips ? cap + 1 : trips * st.count;
+        check_steps(st.body, inner, total);
+      }
+    }
+  }
+
   Scenario scenario(const std::string& text) {
     const YAML::Node root = this->root(text);
     Scenario sc;
@@ -312,7 +344,11 @@ class Parser : public YamlInput {
     }
     if (root["program"] && root["custom_op"])
       fail(root["custom_op"], "a scenario has either program or custom_op, not both");
-    if (root["program"]) sc.program = steps(root["program"], 0);
+    if (root["program"]) {
+      sc.program = steps(root["program"], 0);
+      uint64_t total = 0;
+      check_steps(sc.program, 1, total);
+    }
     if (const auto op = root["custom_op"]) {
       if (op.IsScalar()) {
         sc.custom_op = op.Scalar();
@@ -344,6 +380,14 @@ class Parser : public YamlInput {
  private:
   std::set<std::string> bound_;
   std::map<std::string, std::string> heap_of_;
+  std::set<std::string> inited_;  // heaps an init step before this one initialises
+
+  // The firmware's heaps hold nothing before init: a step on one is a bus error at 0x8.
+  void need_init(const YAML::Node& n, const std::string& heap, const char* what) const {
+    if (!inited_.count(heap))
+      fail(n, fmt::format("{} on the {} heap before it is initialised (put '- init: [{}]' first)",
+                          what, heap, heap));
+  }
 };
 
 }  // namespace

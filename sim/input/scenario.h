@@ -61,8 +61,13 @@ struct Expectation {
   std::string key, op, text;
   double value = 0;
   Where at;
+  enum class Unit { kNone, kBytes, kNs } unit = Unit::kNone;  // the value's suffix, if any
   // Whether `actual` satisfies the condition (op applied to actual and value).
   bool holds(double actual) const;
+  // "duration < 1ms": the key and the condition with its operator once.
+  std::string describe() const;
+  // `actual` in the unit of the condition, without float noise: "35.346 us", "8212 B", "7.14".
+  std::string show(double actual) const;
 };
 
 // torch_op: a registered torch-API op (docs/custom-ops.md) run on given input tensors.

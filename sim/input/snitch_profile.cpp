@@ -1,4 +1,5 @@
 #include "sim/input/snitch_profile.h"
+#include "sim/input/yaml_input.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -103,7 +104,7 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
   std::vector<Setting> settings;
   auto read_profile = [&settings](const std::string& yaml, const std::string& where) {
     try {
-      const YAML::Node root = YAML::Load(yaml);
+      const YAML::Node root = load_yaml(yaml, where);
       if (!root.IsMap()) throw InputError(where, 1, "", "a platform profile is a map of sections");
       flatten(root, "", where, settings);
     } catch (const YAML::Exception& e) {
@@ -193,8 +194,9 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
     try {
       c.l3 = models::load_memory_config("", file, hbm).hbm;
     } catch (const models::ConfigError& e) {
-      for (const Setting* s : hbm_src)
-        if ("hbm." + s->key.substr(3) == e.key()) fail(*s, e.what());
+      // The last setting of a key is the one in effect (a --set after the profile's).
+      for (auto it = hbm_src.rbegin(); it != hbm_src.rend(); ++it)
+        if ("hbm." + (*it)->key.substr(3) == e.key()) fail(**it, config_reason(e, e.key(), e.value()));
       throw InputError(file, 0, e.key(), e.what());
     }
     if (c.l3.size() != span)

@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include "sim/input/limits.h"
 
 #include "sim/tools/heap_replay.h"
 
@@ -47,13 +51,46 @@ void YamlInput::keys(const YAML::Node& m, std::initializer_list<const char*> all
     if (!m[r]) fail(m, fmt::format("{} needs '{}'", what, r));
 }
 
-YAML::Node YamlInput::root(const std::string& text) const {
+YAML::Node load_yaml(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(file_, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
+    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
   }
+  // Walk the document as a reader of it would, each alias at every use, with an explicit
+  // stack (no recursion) and at most limits().yaml_nodes visits.
+  const uint64_t cap = limits().yaml_nodes;
+  uint64_t visited = 0;
+  std::vector<YAML::Node> todo{root};
+  auto place = [&file](const YAML::Node& n, const std::string& tok, const std::string& why) {
+    const auto m = n.Mark();
+    return InputError(file, m.line + 1, tok, why, m.column + 1);
+  };
+  while (!todo.empty()) {
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (++visited > cap)
+      throw place(n, n.IsScalar() ? n.Scalar() : n.Tag(),
+                  fmt::format("the document has more than {} YAML nodes once its aliases are "
+                              "expanded (limit yaml_nodes; an alias bomb?)", cap));
+    if (n.IsSequence()) {
+      for (const auto& c : n) todo.push_back(c);
+    } else if (n.IsMap()) {
+      std::set<std::string> seen;
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+          throw place(kv.first, kv.first.Scalar(), "duplicate key in one map (each key once)");
+        todo.push_back(kv.first);
+        todo.push_back(kv.second);
+      }
+    }
+  }
+  return root;
+}
+
+YAML::Node YamlInput::root(const std::string& text) const {
+  const YAML::Node root = load_yaml(text, file_);
   if (!root.IsMap()) {
     if (!root.IsDefined() || root.IsNull())
       throw InputError(file_, 1, "", "the scenario is empty", 1);
@@ -96,9 +133,11 @@ std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
     while (!t.empty() && t.front() == ' ') t.erase(t.begin());
     if (auto sz = parse_size(t)) {
       e.value = static_cast<double>(*sz);
+      if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) e.unit = Expectation::Unit::kBytes;
     } else if (auto d = parse_duration_ns(t);
                d && !t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
       e.value = *d;
+      e.unit = Expectation::Unit::kNs;
     } else if (t == "true" || t == "false") {
       e.value = t == "true";
     } else {
@@ -112,6 +151,25 @@ std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
   return out;
 }
 
+std::string Expectation::describe() const {
+  std::string rest = text;
+  if (rest.rfind(op, 0) == 0) rest = rest.substr(op.size());
+  while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+  return fmt::format("{} {} {}", key, op, rest);
+}
+
+std::string Expectation::show(double actual) const {
+  if (unit == Unit::kNs) {
+    const double a = std::abs(actual);
+    if (a >= 1e9) return fmt::format("{:.6g} s", actual / 1e9);
+    if (a >= 1e6) return fmt::format("{:.6g} ms", actual / 1e6);
+    if (a >= 1e3) return fmt::format("{:.6g} us", actual / 1e3);
+    return fmt::format("{:.6g} ns", actual);
+  }
+  if (unit == Unit::kBytes) return fmt::format("{:.15g} B", actual);
+  return fmt::format("{:.10g}", actual);
+}
+
 bool Expectation::holds(double actual) const {
   if (op == "<=") return actual <= value;
   if (op == ">=") return actual >= value;
@@ -119,6 +177,28 @@ bool Expectation::holds(double actual) const {
   if (op == ">") return actual > value;
   if (op == "!=") return actual != value;
   return actual == value;
+}
+
+Limits& limits() {
+  static Limits l;
+  return l;
+}
+
+void set_limit(const std::string& setting) {
+  const auto eq = setting.find('=');
+  const std::string key = setting.substr(0, eq);
+  Limits& l = limits();
+  uint64_t* v = key == "yaml_nodes" ? &l.yaml_nodes
+                : key == "steps"    ? &l.steps
+                : key == "loop_trips" ? &l.loop_trips
+                : key == "host_bytes" ? &l.host_bytes
+                                      : nullptr;
+  if (v == nullptr || eq == std::string::npos)
+    throw InputError("--limit", 0, setting,
+                     "expected KEY=N with KEY one of yaml_nodes, steps, loop_trips, host_bytes");
+  const auto n = parse_size(setting.substr(eq + 1));
+  if (!n || *n == 0) throw InputError("--limit", 0, setting, "the limit must be a positive size");
+  *v = *n;
 }
 
 std::string read_input_file(const std::string& path, const char* what) {

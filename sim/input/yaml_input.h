@@ -38,6 +38,12 @@ class YamlInput {
   std::string file_;
 };
 
+// Loads a YAML document as npusim's input files are loaded: syntax errors, more nodes than
+// limits().yaml_nodes once aliases are expanded (an alias bomb) and a key that occurs twice in
+// one map (yaml-cpp keeps the first silently) are InputError naming file:line:col.
+// An empty document is a null node.
+YAML::Node load_yaml(const std::string& text, const std::string& file);
+
 // The text of an input file; throws InputError when it cannot be read.
 std::string read_input_file(const std::string& path, const char* what);
 

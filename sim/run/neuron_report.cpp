@@ -57,6 +57,7 @@ std::map<std::string, double> NeuronSteps::metrics() const {
   }
   uint64_t end = ps(cs.end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   m["duration"] = static_cast<double>(end) / 1e3;
   m["violations"] = m["window_violations"] = static_cast<double>(window);
   m["bus_errors"] = static_cast<double>(bus + (core_bus_error ? 1 : 0));

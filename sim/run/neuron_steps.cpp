@@ -341,6 +341,7 @@ bool NeuronSteps::fails(bool has_expectations) const {
 void NeuronSteps::finish_outputs(const std::map<std::string, double>&) {
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   for (auto& o : obs_) {
     for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
                                    {"hbm", &p_->memory.hbm.stats()}})

@@ -106,7 +106,7 @@ bool evaluate_expectations(const std::vector<Expectation>& expect,
     report.push_back(nlohmann::ordered_json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value},
                           {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
     if (!h)
-      failed.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
+      failed.push_back(fmt::format("{}: {} but is {}", e.at.str(), e.describe(), e.show(actual)));
   }
   return ok;
 }

@@ -18,6 +18,7 @@
 #include "sim/tools/heap_replay.h"
 #include "sim/input/platform_config.h"
 #include "sim/run/pipeline.h"
+#include "sim/run/torch_limits.h"
 
 namespace npusim::sim {
 
@@ -152,6 +153,7 @@ class TorchOps : public Workload {
   sets_ = run_settings(sc_.set, opt_);
   platform_ = opt_.platform_override.empty() ? sc_.platform : opt_.platform_override;
   cfg_ = load_platform(platform_, sets_);
+  check_torch_inputs(t, cfg_);  // sizes against the platform before any host allocation
 
   spec_.op = t.op;
   spec_.multicore = t.multicore;

@@ -1,5 +1,8 @@
 #include "sim/tools/check_windows.h"
 
+#include "sim/input/json_input.h"
+#include "sim/output/json_text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -205,7 +208,7 @@ std::string extra_value(const json& v, const std::string& file, int line, size_t
                         const std::string& key) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return v.dump();
-  throw InputError(file, line, excerpt(v.dump()),
+  throw InputError(file, line, excerpt(json_text(v)),
                    fmt::format("descriptor {}: '{}' must be a string or a number", index, key));
 }
 
@@ -219,7 +222,7 @@ uint64_t json_number(const json& v, const std::string& file, int line, size_t in
   if (v.is_number_float())
     throw InputError(file, line, v.dump(), fmt::format("{}{} is not an integer", where, what));
   if (v.is_string()) return number(file, line, where, what, v.get<std::string>());
-  throw InputError(file, line, excerpt(v.dump()),
+  throw InputError(file, line, excerpt(json_text(v)),
                    fmt::format("{}{} must be a number or a decimal/0x-hex string", where, what));
 }
 
@@ -278,6 +281,7 @@ std::vector<Descriptor> parse_descriptors_csv(std::istream& in, const std::strin
 
 std::vector<Descriptor> parse_descriptors_json(std::istream& in, const std::string& file) {
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  check_json_structure(text, file);  // depth cap and duplicate keys, with line:col
   json doc;
   try {
     doc = json::parse(text);
@@ -312,7 +316,7 @@ std::vector<Descriptor> parse_descriptors_json(std::istream& in, const std::stri
     const json& o = (*list)[i];
     const int line = lines[i];
     if (!o.is_object())
-      throw InputError(file, line, excerpt(o.dump()),
+      throw InputError(file, line, excerpt(json_text(o)),
                        fmt::format("descriptor {}: expected an object with src, dst, len", i));
     for (const auto& item : o.items()) {
       const auto& k = item.key();
@@ -323,7 +327,7 @@ std::vector<Descriptor> parse_descriptors_json(std::istream& in, const std::stri
     }
     for (const char* k : {"src", "dst", "len"})
       if (!o.contains(k))
-        throw InputError(file, line, excerpt(o.dump()),
+        throw InputError(file, line, excerpt(json_text(o)),
                          fmt::format("descriptor {}: missing key '{}'", i, k));
     Descriptor d;
     d.index = i;
@@ -452,7 +456,7 @@ void write_report_json(const WindowReport& r, std::ostream& out) {
     j["violations"].push_back(std::move(e));
   }
   j["ok"] = r.ok();
-  out << j.dump() << '\n';
+  out << json_text(j) << '\n';
 }
 
 int run_check_windows(const CheckWindowsOptions& opt, std::ostream& out) {

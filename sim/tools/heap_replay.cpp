@@ -1,4 +1,5 @@
 #include "sim/tools/heap_replay.h"
+#include "sim/output/json_text.h"
 
 #include <fmt/format.h>
 
@@ -427,7 +428,7 @@ int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
     } catch (const alloc::xmem::HeapCorrupted& e) {
       throw InputError(file, op.line, "heap", e.what());
     }
-    if (!opt.summary) out << j.dump() << '\n';
+    if (!opt.summary) out << json_text(j) << '\n';
   }
 
   if (opt.summary) {

@@ -1,4 +1,5 @@
 #include "sim/tools/snitch_replay.h"
+#include "sim/output/json_text.h"
 
 #include <fmt/format.h>
 
@@ -184,7 +185,7 @@ int run_snitch_replay(const SnitchReplayOptions& opt, std::istream& in, const st
     j["trap"] = r.trapped;
     if (op.kind == SnitchOp::kAllocCoreLocal) j["undefined"] = r.undefined;
     if (r.trap) j["trap_info"] = trap_json(*r.trap);
-    out << j.dump() << '\n';
+    out << json_text(j) << '\n';
     if (r.trapped && opt.stop_on_trap) return 1;
   }
   return 0;

@@ -1,4 +1,5 @@
 #include "sim/tools/traffic.h"
+#include "sim/output/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -350,7 +351,7 @@ void print_json(const TrafficResult& r, std::ostream& out) {
   j["row_conflicts"] = r.row_conflicts;
   j["refreshes"] = r.refreshes;
   j["bank_conflicts"] = r.bank_conflicts;
-  out << j.dump() << '\n';
+  out << json_text(j) << '\n';
 }
 
 }  // namespace npusim::sim

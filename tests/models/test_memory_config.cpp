@@ -130,6 +130,11 @@ TEST_CASE("config: inconsistent and out-of-range timings are rejected by name", 
       {"hbm:\n  window_base: 0x80000\n", "hbm.window_base", 2},  // overlaps the dataram
       {"hbm:\n  window_target: 0x500000000\n", "hbm.window_target", 2},  // outside the HBM
       {"interconnect:\n  clock_ns: 0\n", "interconnect.clock_ns", 2},
+      // Below the 1 ps time resolution: 0 time units per cycle (issue 13).
+      {"hbm:\n  tck_ns: 1e-9\n", "hbm.tck_ns", 2},
+      {"hbm:\n  tck_ns: 0.0009\n", "hbm.tck_ns", 2},
+      {"dataram:\n  clock_ns: 1e-4\n", "dataram.clock_ns", 2},
+      {"interconnect:\n  clock_ns: 1e-6\n", "interconnect.clock_ns", 2},
   };
   for (const auto& r : rows) {
     INFO(r.yaml);
@@ -138,6 +143,10 @@ TEST_CASE("config: inconsistent and out-of-range timings are rejected by name", 
     REQUIRE(e.line() == r.line);
     REQUIRE(e.file() == "p.yaml");
   }
+}
+
+TEST_CASE("config: a clock of exactly the time resolution is accepted", "[config]") {
+  CHECK(load_memory_config("hbm:\n  tck_ns: 0.001\n", "p.yaml").hbm.tck_ns == 0.001);
 }
 
 TEST_CASE("config: malformed YAML and malformed overrides", "[config]") {

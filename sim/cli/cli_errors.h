@@ -1,0 +1,18 @@
+// One message shape for command-line errors, CLI11's own included:
+// `npusim: error: command line: WHY (at 'VALUE')` (docs/assumptions.md, issue 13).
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
+
+namespace npusim::sim {
+
+// The message for a CLI11 parse error of `app` on argv. An argument where a subcommand is
+// expected that names none is reported as an unknown subcommand with the known ones listed.
+std::string cli_error_message(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e);
+
+}  // namespace npusim::sim

@@ -1,0 +1,18 @@
+// Structural checks of a JSON input file before nlohmann parses it: nesting depth (a cap, so
+// a hostile file cannot exhaust the stack of any recursive pass) and duplicate keys in an
+// object (nlohmann keeps the last silently). Errors are InputError naming file:line:col.
+#pragma once
+
+#include <string>
+
+namespace npusim::sim {
+
+constexpr int kMaxJsonDepth = 64;  // arrays and objects inside one another
+
+// Throws InputError on a nesting deeper than `max_depth` or a key that occurs twice in one
+// object (keys are compared as written, escapes not decoded). Syntax errors are left to the
+// parser: the scan stops quietly at anything it does not understand.
+void check_json_structure(const std::string& text, const std::string& file,
+                          int max_depth = kMaxJsonDepth);
+
+}  // namespace npusim::sim

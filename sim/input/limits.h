@@ -1,0 +1,24 @@
+// Limits instead of exhaustion (issue 13): what a hostile or mistyped input may ask for
+// before npusim stops it with an error naming the place, rather than growing memory or time
+// without bound. Process-wide; `npusim run --limit KEY=N` changes them (docs/scenarios.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace npusim::sim {
+
+struct Limits {
+  uint64_t yaml_nodes = 1'000'000;     // nodes of an input YAML document, aliases expanded
+  uint64_t steps = 10'000'000;         // steps a Neuron program executes, loops unrolled
+  uint64_t loop_trips = 100'000'000;   // trip count of one loop
+  uint64_t host_bytes = 1ull << 32;    // host memory one torch op's tensors may take (4 GiB)
+};
+
+Limits& limits();
+
+// Applies "KEY=N" (yaml_nodes, steps, loop_trips, host_bytes); throws InputError naming the
+// setting on an unknown key or a value that is not a positive number.
+void set_limit(const std::string& setting);
+
+}  // namespace npusim::sim

@@ -1,0 +1,15 @@
+// libFuzzer target: check-windows descriptor CSV (header naming src,dst,len; quoted fields).
+#include <sstream>
+
+#include "sim/tools/check_windows.h"
+#include "sim/tools/heap_replay.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::istringstream in(npusim::fuzz::text(data, size));
+  try {
+    npusim::sim::parse_descriptors_csv(in, "fuzz.csv");
+  } catch (const npusim::sim::InputError&) {
+  }
+  return 0;
+}
