@@ -89,6 +89,14 @@ bool protocol_checks_built_in() {
 #endif
 }
 
+int protocol_checked_exit(int rc) {
+  if (g_total == 0) return rc;
+  std::fprintf(stderr, "npusim: error: %llu TLM-2.0 protocol violation%s; the first: %s\n",
+               static_cast<unsigned long long>(g_total), g_total == 1 ? "" : "s",
+               g_first().c_str());
+  return rc == 0 || rc == 1 ? 3 : rc;
+}
+
 uint64_t ProtocolChecker::total_violations() { return g_total; }
 const std::string& ProtocolChecker::first_violation() { return g_first(); }
 void ProtocolChecker::forget_total() {

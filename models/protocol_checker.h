@@ -222,6 +222,11 @@ std::string describe(const tlm::tlm_generic_payload& t);
 // Whether the build inserts checkers at the platforms' bindings (CMake NPUSIM_PROTOCOL_CHECKS).
 bool protocol_checks_built_in();
 
+// The last word of the program and of the test runners: `rc` if no counted violation
+// happened, else 3 (unless `rc` is already an error other than 1), after a message on stderr
+// with the count and the first violation.
+int protocol_checked_exit(int rc);
+
 // The checkers a platform inserted, owned by it.
 using ProtocolCheckers = std::vector<std::unique_ptr<ProtocolChecker>>;
 

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "models/protocol_checker.h"
 #include "sim/cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -16,5 +17,6 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;  // bad command lines are bad input: exit 2
   }
-  return cmds.exit_code;
+  // With NPUSIM_PROTOCOL_CHECKS: a TLM protocol violation fails the run (exit 3).
+  return npusim::models::protocol_checked_exit(cmds.exit_code);
 }
