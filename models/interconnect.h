@@ -4,9 +4,18 @@
 // space and clipped to the region; a target's DMI invalidation reaches every initiator, in
 // initiator addresses, for every region that maps the invalidated range. Unmapped addresses
 // (and accesses that straddle two regions) answer TLM_ADDRESS_ERROR_RESPONSE.
+//
+// nb_transport goes end to end without a blocking call: a BEGIN_REQ is decoded and forwarded
+// to the target's nb_transport_fw with the translated address; the target's backward calls
+// go to the initiator that sent the request, with the initiator's address. The address is the
+// target's while the target holds the transaction (TLM_ACCEPTED, END_REQ) and the initiator's
+// again when the response reaches it (BEGIN_RESP, TLM_COMPLETED). The hop latency is added
+// once, to the request.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -26,13 +35,31 @@ struct InterconnectStats {
   std::vector<uint64_t> region_requests;  // by index in map().regions()
 };
 
-// The module is its own forward interface, behind one target socket that any number of
-// initiators bind to (which initiator called does not matter to the routing): a plain socket
-// saves the multi-socket's callback layer on every access (docs/performance.md).
+class Interconnect;
+
+// The interconnect's target socket, which any number of initiators bind to. Each binding gets
+// its own forward interface that knows the initiator's index (as the multi-socket's binders
+// do), so that nb_transport responses go back to the initiator of the request; its
+// b_transport is a direct call into the interconnect, so a plain socket's speed is kept
+// (docs/performance.md). Initiators bind directly (no hierarchical binding of this socket).
+class InterconnectBus
+    : public tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0,
+                                    sc_core::SC_ONE_OR_MORE_BOUND> {
+ public:
+  InterconnectBus(const char* name, Interconnect& owner);
+  ~InterconnectBus() override;
+  tlm::tlm_fw_transport_if<>& get_base_interface() override;
+  using tlm_target_socket::get_base_interface;
+  size_t ports() const { return ports_.size(); }
+
+ private:
+  Interconnect& owner_;
+  std::vector<std::unique_ptr<tlm::tlm_fw_transport_if<>>> ports_;
+};
+
 class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  using BusSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0,
-                                           sc_core::SC_ONE_OR_MORE_BOUND>;
+  using BusSocket = InterconnectBus;
   BusSocket bus;                                                    // initiators bind here
   tlm_utils::multi_passthrough_initiator_socket<Interconnect> mem;  // targets, in order
 
@@ -47,16 +74,35 @@ class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<
   const InterconnectStats& stats() const { return stats_; }
   sc_core::sc_time hop_latency() const { return hop_; }
 
-  // tlm_fw_transport_if. Loosely timed: nb_transport_fw routes a BEGIN_REQ as b_transport and
-  // completes it at once (the base protocol's early completion).
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  // tlm_fw_transport_if: the calls of the bus's per-initiator interfaces. Called on the module
+  // directly, nb_transport_fw does not know its initiator: backward calls then go to the only
+  // initiator bound (an error with several).
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) final;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay) override;
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
-  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+                                     sc_core::sc_time& delay) final;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) final;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) final;
+  // nb_transport_fw from the initiator bound at position `initiator` of `bus` (-1: unknown).
+  tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& trans,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  // nb_transport transactions in flight (routed, not yet completed).
+  size_t nb_in_flight() const { return routes_.size(); }
 
  private:
+  friend class InterconnectBus;
+  class Port;  // one initiator's forward interface (interconnect.cpp)
+  // b_transport's body, inline in both callers (the module and the ports).
+  inline void route_blocking(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void invalidate_direct_mem_ptr(int target, sc_dt::uint64 start, sc_dt::uint64 end);
+  tlm::tlm_sync_enum nb_transport_bw(int target, tlm::tlm_generic_payload& trans,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  // An nb_transport transaction between its BEGIN_REQ and its end.
+  struct Route {
+    int initiator;
+    unsigned target;
+    uint64_t initiator_address, target_address;
+  };
+  std::unordered_map<const tlm::tlm_generic_payload*, Route> routes_;
   void end_of_elaboration() override;
   size_t region_index(const Region* r) const { return static_cast<size_t>(r - map_.regions().data()); }
 

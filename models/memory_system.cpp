@@ -2,7 +2,7 @@
 
 namespace npusim::models {
 
-MemorySystem::MemorySystem(sc_core::sc_module_name name, const MemoryConfig& cfg)
+MemorySystem::MemorySystem(sc_core::sc_module_name name, const MemoryConfig& cfg, bool checks)
     : sc_module(name),
       interconnect("interconnect", cfg.interconnect),
       dataram("dataram", cfg.dataram),
@@ -12,8 +12,12 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const MemoryConfig& cfg
   if (cfg.hbm.window_size != 0)
     interconnect.add_region("hbm_window", cfg.hbm.window_base, cfg.hbm.window_size, kHbmTarget,
                             cfg.hbm.window_target - cfg.hbm.base);
-  interconnect.mem.bind(dataram.bus);  // kDataramTarget
-  interconnect.mem.bind(hbm.bus);      // kHbmTarget
+  ProtocolCheckConfig to_dataram, to_hbm;
+  to_dataram.map_last = cfg.dataram.size - 1;
+  to_hbm.map_last = cfg.hbm.size() - 1;
+  bind_checked(interconnect.mem, dataram.bus, "check_dataram", checkers, to_dataram,
+               checks);  // kDataramTarget
+  bind_checked(interconnect.mem, hbm.bus, "check_hbm", checkers, to_hbm, checks);  // kHbmTarget
 }
 
 }  // namespace npusim::models

@@ -24,6 +24,7 @@ Sram::Sram(sc_core::sc_module_name name, const SramConfig& cfg)
       timing_(cfg) {
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
   bus.register_b_transport(this, &Sram::b_transport);
+  bus.register_nb_transport_fw(this, &Sram::nb_transport_fw);
   bus.register_get_direct_mem_ptr(this, &Sram::get_direct_mem_ptr);
   bus.register_transport_dbg(this, &Sram::transport_dbg);
 }
@@ -64,6 +65,12 @@ void Sram::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
     stats_.last_completion_cycle = std::max(stats_.last_completion_cycle, a.done_cycles);
   }
   trans.set_dmi_allowed(dmi_enabled_);
+}
+
+tlm::tlm_sync_enum Sram::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                        sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) b_transport(trans, delay);  // never waits
+  return tlm::TLM_COMPLETED;
 }
 
 bool Sram::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {

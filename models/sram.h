@@ -32,6 +32,10 @@ class Sram : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  // Loosely timed: a BEGIN_REQ is served at once, with b_transport's data and delay, and
+  // answered TLM_COMPLETED (the base protocol's early completion); no thread is spawned.
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned transport_dbg(tlm::tlm_generic_payload& trans);
 

@@ -13,7 +13,7 @@ ctest --test-dir build -j"$jobs" --output-on-failure
 
 echo "== sanitizer build (-fsanitize=address,undefined) =="
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNPUSIM_WERROR=ON -DNPUSIM_SANITIZE=ON \
-      -DNPUSIM_BENCH=OFF >/dev/null
+      -DNPUSIM_BENCH=OFF -DNPUSIM_PROTOCOL_CHECKS=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -j"$jobs" --output-on-failure

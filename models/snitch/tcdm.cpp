@@ -18,6 +18,7 @@ Tcdm::Tcdm(sc_core::sc_module_name name, const TcdmConfig& cfg)
     throw std::invalid_argument("tcdm port widths and series_bin_cycles must be positive");
   stats_.conflicts_by_bank.assign(cfg.geometry.banks, 0);
   bus.register_b_transport(this, &Tcdm::b_transport);
+  bus.register_nb_transport_fw(this, &Tcdm::nb_transport_fw);
   bus.register_get_direct_mem_ptr(this, &Tcdm::get_direct_mem_ptr);
   bus.register_transport_dbg(this, &Tcdm::transport_dbg);
 }
@@ -71,6 +72,12 @@ void Tcdm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
     stats_.conflicts_by_bank[timing_.bank_of(offset)] += a.conflicts;
   }
   stats_.stale = timing_.stale();
+}
+
+tlm::tlm_sync_enum Tcdm::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                        sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) b_transport(trans, delay);  // never waits
+  return tlm::TLM_COMPLETED;
 }
 
 bool Tcdm::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {

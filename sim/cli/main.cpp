@@ -5,6 +5,7 @@
 #include <string>
 #include <systemc>
 
+#include "models/protocol_checker.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/cli_errors.h"
 #include "sim/output/chrome_trace.h"
@@ -51,5 +52,6 @@ int main(int argc, char** argv) {
   } catch (...) {
     return internal_error("unknown exception");
   }
-  return cmds.exit_code;
+  // With NPUSIM_PROTOCOL_CHECKS: a TLM protocol violation fails the run (exit 3).
+  return npusim::models::protocol_checked_exit(cmds.exit_code);
 }

@@ -197,6 +197,7 @@ class TrafficGenerator : public sc_core::sc_module {
       t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
       t.set_address(addr);
       t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      t.set_dmi_allowed(false);  // a reused payload: the last target may have set the hint
       admit.arrival = admit.admit = 0;
       sc_time delay = issue - sc_core::sc_time_stamp();
       mem->b_transport(t, delay);

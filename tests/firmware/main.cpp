@@ -3,4 +3,9 @@
 #include <catch2/catch.hpp>
 #include <systemc>
 
-int sc_main(int argc, char** argv) { return Catch::Session().run(argc, argv); }
+#include "models/protocol_checker.h"
+
+// A counted TLM protocol violation fails the run (docs/protocol-checks.md).
+int sc_main(int argc, char** argv) {
+  return npusim::models::protocol_checked_exit(Catch::Session().run(argc, argv));
+}

@@ -5,4 +5,10 @@
 #include <catch2/catch.hpp>
 #include <systemc>
 
-int sc_main(int argc, char** argv) { return Catch::Session().run(argc, argv); }
+#include "models/protocol_checker.h"
+
+// A counted TLM protocol violation fails the run (docs/protocol-checks.md); the negative
+// tests' checkers do not count.
+int sc_main(int argc, char** argv) {
+  return npusim::models::protocol_checked_exit(Catch::Session().run(argc, argv));
+}
