@@ -45,3 +45,4 @@ npusim_cli_test(snitch_trap_fails_run 1 "TRAP c0_core0: snrt_l1_alloc_cluster_lo
 # With two clusters there are two DM cores, so two undefined results: the expectation fails.
 npusim_cli_test(snitch_platform_override 1 "2 clusters.*undefined_results == 1 but is 2"
                 run scenarios/snitch/core_local.yaml --set cluster.clusters=2)
+npusim_cli_test(version 0 "^npusim [0-9]+\\.[0-9]+\\.[0-9]+( \\(git [0-9a-z.-]+\\))?\n$" --version)
