@@ -46,3 +46,16 @@ npusim_cli_test(snitch_trap_fails_run 1 "TRAP c0_core0: snrt_l1_alloc_cluster_lo
 npusim_cli_test(snitch_platform_override 1 "2 clusters.*undefined_results == 1 but is 2"
                 run scenarios/snitch/core_local.yaml --set cluster.clusters=2)
 npusim_cli_test(version 0 "^npusim [0-9]+\\.[0-9]+\\.[0-9]+( \\(git [0-9a-z.-]+\\))?\n$" --version)
+# --dump-config: the effective profile reads back through --platform (tests/run_dump_config.cmake).
+add_test(NAME cli.dump_config_round_trip
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim> -DOUT=${CMAKE_CURRENT_BINARY_DIR}/dump_config
+                 "-DSETS=dma.channels=2;heaps.num_blocks=16" "-DEXPECT=dma:\n  channels: 2\n"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_dump_config.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.dump_config_snitch_round_trip
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim> -DOUT=${CMAKE_CURRENT_BINARY_DIR}/dump_config_snitch
+                 -DSCENARIO=scenarios/snitch/dma_tiling.yaml "-DSETS=cluster.clusters=2"
+                 "-DEXPECT=cluster:\n  clusters: 2\n" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_dump_config.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+npusim_cli_test(dump_config_bad_set 2 "--set: expected a non-negative integer.*dma.channels=0x"
+                run --dump-config --set dma.channels=0x)

@@ -7,10 +7,12 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/input/profile_dump.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/run/snitch_platform.h"
 #include "sim/run/snitch_run.h"
 #include <torch/torch.h>
 
@@ -29,6 +31,22 @@ bool write_report(const std::string& path, const nlohmann::ordered_json& report)
   return static_cast<bool>(out);
 }
 
+// The effective profile of a run as YAML (--dump-config); validated by the platform's loader.
+std::string effective_profile(const std::string& scenario, const RunOptions& opt) {
+  const bool snitch = !scenario.empty() && snitch::is_snitch_scenario(scenario, opt.platform_override);
+  ScenarioHead head;
+  if (snitch) head = snitch::load_file(scenario);
+  else if (scenario.empty()) head = parse_scenario(default_scenario_text(), default_scenario_name());
+  else head = load_scenario_file(scenario);
+  const std::string platform = opt.platform_override.empty() ? head.platform : opt.platform_override;
+  const auto overrides = run_settings(head.set, opt);
+  if (snitch) load_snitch_platform(platform, overrides);  // bad values: InputError, exit 2
+  else load_platform(platform, overrides);
+  return profile_yaml(apply_settings(profile_settings(platform), overrides),
+                      "effective profile: " + platform + " with " + std::to_string(overrides.size()) +
+                          " override(s) from set: and --set\n(npusim run --platform FILE reads it back)");
+}
+
 }  // namespace
 
 void register_run_command(CLI::App& app, Commands& cmds) {
@@ -36,7 +54,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   struct Args {
     std::string scenario, platform, trace, vcd, report;
     std::vector<std::string> sets, plugins;
-    bool list_ops = false;
+    bool list_ops = false, dump_config = false;
   };
   auto a = std::make_shared<Args>();
   run->add_option("SCENARIO", a->scenario, "Scenario YAML file (omit for the embedded default)");
@@ -46,6 +64,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
+  run->add_flag("--dump-config", a->dump_config,
+                "Print the effective platform profile (after set: and --set) as YAML that "
+                "--platform accepts, and exit");
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
   run->callback([a, &cmds] {
@@ -75,6 +96,10 @@ void register_run_command(CLI::App& app, Commands& cmds) {
         if (eq == std::string::npos || eq == 0)
           throw InputError("--set", 0, s, "expected section.key=value");
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
+      }
+      if (a->dump_config) {
+        std::cout << effective_profile(a->scenario, opt);
+        return;
       }
       if (!a->scenario.empty() && snitch::is_snitch_scenario(a->scenario, a->platform)) {
         // snitch-cluster scenarios have their own steps and runner (docs/snitch-cluster.md).
