@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,20 @@ class ChromeTrace {
   void counter(const std::string& process, std::string_view name, double ts_us,
                const std::vector<std::pair<std::string, double>>& series);
 
+  // --trace-filter: keep only the tracks (and counters) that match one of `patterns`; none:
+  // keep all. A pattern is a glob (`*`, `?`) matched against a track's process name, its
+  // thread name and "process/thread", or a counter's process name and counter name. Call
+  // before the first track(); tracks dropped by the filter write nothing, not even their name.
+  void set_filter(std::vector<std::string> patterns);
+  // --trace-max-mb: stop adding events once the file would exceed `bytes` (0: no limit). The
+  // trace then ends with an instant event saying so on a "trace" track, and otherData
+  // records {"truncated": true, "max_bytes", "dropped_events"}.
+  void set_max_bytes(uint64_t bytes);
+  bool truncated() const { return truncated_; }
+  // Events not written because of the size limit, and because of the filter.
+  uint64_t dropped_by_limit() const { return dropped_limit_; }
+  uint64_t dropped_by_filter() const { return dropped_filter_; }
+
   // Replaces the "otherData" object written at close(). Must be a JSON object.
   void set_metadata(const nlohmann::json& other_data);
 
@@ -70,8 +85,12 @@ class ChromeTrace {
  private:
   struct Track {
     int pid, tid;
+    bool keep;
   };
-  int process_id(const std::string& process);
+  int process_id(const std::string& process, bool emit = true);
+  bool kept(const std::string& process, const std::string& thread) const;
+  // False (and the event counted as dropped) once the size limit is reached.
+  bool admit();
   void begin_event();
   void end_event();
   void write_ts(double us);
@@ -89,6 +108,11 @@ class ChromeTrace {
   std::map<int, int> threads_in_process_;                 // pid -> threads created
   std::vector<Track> tracks_;
   nlohmann::json other_data_ = nlohmann::json::object();
+  std::vector<std::string> filter_;
+  std::set<int> named_processes_;  // pids whose metadata is written
+  uint64_t max_bytes_ = 0, spilled_ = 0;
+  bool truncated_ = false;
+  uint64_t dropped_limit_ = 0, dropped_filter_ = 0;
 };
 
 // Appends `s` to `out` as the inside of a JSON string: quotes, backslashes and control
