@@ -324,22 +324,20 @@ int ChromeTrace::track(const std::string& process, const std::string& thread,
   return id;
 }
 
-void ChromeTrace::slice(int track, std::string_view name, double ts_us, double dur_us,
-                        const nlohmann::json& args) {
+bool ChromeTrace::begin_slice(int track, std::string_view name, double ts_us, double dur_us) {
   check_track(track, name);
   check_finite(ts_us, "timestamp", name);
   check_finite(dur_us, "duration", name);
   if (dur_us < 0)
     throw std::invalid_argument(
         fmt::format("trace event '{}': negative duration {}", name, dur_us));
-  check_args(args, name);
-  if (!file_) return;
+  if (!file_) return false;
   const Track& t = tracks_[track];
   if (!t.keep) {
     ++dropped_filter_;
-    return;
+    return false;
   }
-  if (!admit()) return;
+  if (!admit()) return false;
   begin_event();
   fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"("ph":"X","pid":{},"tid":{},"ts":)"),
                  t.pid, t.tid);
@@ -349,22 +347,19 @@ void ChromeTrace::slice(int track, std::string_view name, double ts_us, double d
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
   buf_.push_back('"');
-  write_args(args);
-  end_event();
+  return true;
 }
 
-void ChromeTrace::instant(int track, std::string_view name, double ts_us,
-                          const nlohmann::json& args) {
+bool ChromeTrace::begin_instant(int track, std::string_view name, double ts_us) {
   check_track(track, name);
   check_finite(ts_us, "timestamp", name);
-  check_args(args, name);
-  if (!file_) return;
+  if (!file_) return false;
   const Track& t = tracks_[track];
   if (!t.keep) {
     ++dropped_filter_;
-    return;
+    return false;
   }
-  if (!admit()) return;
+  if (!admit()) return false;
   begin_event();
   fmt::format_to(std::back_inserter(buf_),
                  FMT_COMPILE(R"("ph":"i","s":"t","pid":{},"tid":{},"ts":)"), t.pid, t.tid);
@@ -372,8 +367,70 @@ void ChromeTrace::instant(int track, std::string_view name, double ts_us,
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
   buf_.push_back('"');
+  return true;
+}
+
+void ChromeTrace::slice(int track, std::string_view name, double ts_us, double dur_us,
+                        const nlohmann::json& args) {
+  check_args(args, name);
+  if (!begin_slice(track, name, ts_us, dur_us)) return;
   write_args(args);
   end_event();
+}
+
+void ChromeTrace::slice_fast(int track, std::string_view name, double ts_us, double dur_us,
+                             std::initializer_list<TraceArg> args) {
+  if (!begin_slice(track, name, ts_us, dur_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::instant(int track, std::string_view name, double ts_us,
+                          const nlohmann::json& args) {
+  check_args(args, name);
+  if (!begin_instant(track, name, ts_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::instant_fast(int track, std::string_view name, double ts_us,
+                               std::initializer_list<TraceArg> args) {
+  if (!begin_instant(track, name, ts_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::write_args(std::initializer_list<TraceArg> args) {
+  if (args.size() == 0) return;
+  buf_.append(std::string_view(",\"args\":{"));
+  bool first = true;
+  for (const auto& a : args) {
+    buf_.append(std::string_view(first ? "\"" : ",\""));
+    first = false;
+    buf_.append(std::string_view(a.key));
+    buf_.append(std::string_view("\":"));
+    switch (a.kind) {
+      case TraceArg::kUint: {
+        const fmt::format_int n(a.u);
+        buf_.append(n.data(), n.data() + n.size());
+        break;
+      }
+      case TraceArg::kInt: {
+        const fmt::format_int n(a.i);
+        buf_.append(n.data(), n.data() + n.size());
+        break;
+      }
+      case TraceArg::kHex:
+        fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("\"0x{:x}\""), a.u);
+        break;
+      case TraceArg::kText:
+        buf_.push_back('"');
+        append_json_escaped(buf_, a.text);
+        buf_.push_back('"');
+        break;
+    }
+  }
+  buf_.push_back('}');
 }
 
 void ChromeTrace::counter(const std::string& process, std::string_view name, double ts_us,

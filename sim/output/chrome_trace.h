@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,6 +21,22 @@
 #include <vector>
 
 namespace npusim::sim {
+
+// One argument of an event, written straight into the file without building a JSON object:
+// the observers' hot path (a DMA transfer, a firmware call). `key` must be a JSON-safe literal
+// (letters, digits, _); text values are escaped.
+struct TraceArg {
+  enum Kind : uint8_t { kUint, kInt, kHex, kText } kind;
+  const char* key;
+  uint64_t u = 0;
+  int64_t i = 0;
+  std::string_view text;
+
+  static TraceArg uint(const char* k, uint64_t v) { return {kUint, k, v, 0, {}}; }
+  static TraceArg integer(const char* k, int64_t v) { return {kInt, k, 0, v, {}}; }
+  static TraceArg hex(const char* k, uint64_t v) { return {kHex, k, v, 0, {}}; }  // "0x1f"
+  static TraceArg str(const char* k, std::string_view v) { return {kText, k, 0, 0, v}; }
+};
 
 class ChromeTrace {
  public:
@@ -43,8 +60,13 @@ class ChromeTrace {
   // time, a negative duration or non-object args.
   void slice(int track, std::string_view name, double ts_us, double dur_us,
              const nlohmann::json& args = {});
+  // The same with args written directly (no nlohmann::json): several times cheaper.
+  void slice_fast(int track, std::string_view name, double ts_us, double dur_us,
+                  std::initializer_list<TraceArg> args);
   // An instant ("i", thread-scoped) event.
   void instant(int track, std::string_view name, double ts_us, const nlohmann::json& args = {});
+  void instant_fast(int track, std::string_view name, double ts_us,
+                    std::initializer_list<TraceArg> args);
   // A counter ("C") event on `process`: one value per series. Values must be finite.
   void counter(const std::string& process, std::string_view name, double ts_us,
                const std::vector<std::pair<std::string, double>>& series);
@@ -95,6 +117,10 @@ class ChromeTrace {
   void end_event();
   void write_ts(double us);
   void write_args(const nlohmann::json& args);
+  void write_args(std::initializer_list<TraceArg> args);
+  // Validation, filter and size limit shared by the slice/instant variants; false: drop it.
+  bool begin_slice(int track, std::string_view name, double ts_us, double dur_us);
+  bool begin_instant(int track, std::string_view name, double ts_us);
   void check_track(int track, std::string_view name) const;
   void spill();  // buffer -> FILE*
 

@@ -130,3 +130,27 @@ TEST_CASE("trace max size: no limit, no truncation record", "[trace]") {
   CHECK_FALSE(t["otherData"].contains("trace_limit"));
   CHECK(names_of(t, "X").size() == 1);
 }
+
+TEST_CASE("trace fast args: the same event as with a json object", "[trace]") {
+  const std::string a = temp_path(), b = temp_path();
+  {
+    ChromeTrace t(a);
+    const int k = t.track("dma", "channel 0");
+    t.slice(k, "4096 B", 1.5, 0.25,
+            nlohmann::json{{"src", "0x100000000"}, {"len", 4096}, {"status", -99}, {"call_site", "a \"b\"\n"}});
+    t.instant(k, "mark", 2, nlohmann::json{{"step", "s.yaml:3:5"}});
+  }
+  {
+    ChromeTrace t(b);
+    const int k = t.track("dma", "channel 0");
+    t.slice_fast(k, "4096 B", 1.5, 0.25,
+                 {TraceArg::hex("src", 0x100000000ull), TraceArg::uint("len", 4096),
+                  TraceArg::integer("status", -99), TraceArg::str("call_site", "a \"b\"\n")});
+    t.instant_fast(k, "mark", 2, {TraceArg::str("step", "s.yaml:3:5")});
+    t.instant_fast(k, "bare", 3, {});
+  }
+  json ja = load(a), jb = load(b);
+  REQUIRE(jb["traceEvents"].size() == ja["traceEvents"].size() + 1);
+  jb["traceEvents"].erase(jb["traceEvents"].size() - 1);
+  CHECK(ja == jb);
+}
