@@ -59,3 +59,12 @@ add_test(NAME cli.dump_config_snitch_round_trip
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 npusim_cli_test(dump_config_bad_set 2 "--set: expected a non-negative integer.*dma.channels=0x"
                 run --dump-config --set dma.channels=0x)
+# Progress: on a pipe only with --progress (sim/output/progress.h).
+npusim_cli_test(replay_progress 0 "heap replay scenarios/heap/dataram_mixed.ops: 100% \\([0-9]+/[0-9]+ ops\\)"
+                heap replay --progress --summary scenarios/heap/dataram_mixed.ops)
+npusim_cli_test(replay_snitch_progress 0 "heap replay scenarios/heap/snitch_l1.ops: 100% \\([0-9]+/[0-9]+ ops\\)"
+                heap replay --progress --allocator snitch-l1 scenarios/heap/snitch_l1.ops)
+add_test(NAME cli.replay_no_progress_on_a_pipe
+         COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|heap|replay|--summary|scenarios/heap/dataram_mixed.ops"
+                 -DRC=0 "-DREGEX=descriptor" "-DNOT_REGEX=ops\\)" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

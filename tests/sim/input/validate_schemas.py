@@ -47,6 +47,25 @@ def errors(path, root):
             for e in jsonschema.Draft7Validator(schema).iter_errors(doc)]
 
 
+def doc_example_errors(root):
+    """The `# example:` blocks of the scenario references, which the docs tests run."""
+    import json
+    import re
+    out, n = [], 0
+    for doc, name in (("scenarios.md", "scenario"), ("snitch-cluster.md", "snitch-scenario")):
+        path = os.path.join(root, "docs", doc)
+        with open(os.path.join(root, "docs", "schema", name + ".schema.json"), encoding="utf-8") as f:
+            schema = json.load(f)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for block in re.findall(r"```yaml\n(# example: [^\n]*\n[^`]*)```", text):
+            n += 1
+            label = block.splitlines()[0][len("# example: "):]
+            for e in jsonschema.Draft7Validator(schema).iter_errors(yaml.safe_load(block)):
+                out.append(f"{path}: example {label}: at /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+    return n, out
+
+
 def shipped(root):
     files = sorted(glob.glob(os.path.join(root, "scenarios", "*.yaml")))
     files += sorted(glob.glob(os.path.join(root, "scenarios", "snitch", "*.yaml")))
@@ -80,7 +99,11 @@ def main(argv):
                 failed += errors(path, root)
             except ValueError as e:
                 failed.append(str(e))
-        checked = len(files)
+        n, errs = doc_example_errors(root)
+        if n == 0:
+            failed.append("no `# example:` blocks found in docs/scenarios.md, docs/snitch-cluster.md")
+        failed += errs
+        checked = len(files) + n
     for f in failed:
         print(f, file=sys.stderr)
     print(f"validate_schemas: {checked} files, {len(failed)} problems")
