@@ -66,5 +66,18 @@ npusim_cli_test(replay_snitch_progress 0 "heap replay scenarios/heap/snitch_l1.o
                 heap replay --progress --allocator snitch-l1 scenarios/heap/snitch_l1.ops)
 add_test(NAME cli.replay_no_progress_on_a_pipe
          COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|heap|replay|--summary|scenarios/heap/dataram_mixed.ops"
-                 -DRC=0 "-DREGEX=descriptor" "-DNOT_REGEX=ops\\)" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+                 -DRC=0 "-DREGEX=descriptor" "-DNOT_REGEX=100%" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# Trace control and progress of runs.
+npusim_cli_test(run_trace_max_mb 0 "trace truncated at 0.01 MB .--trace-max-mb.: [1-9][0-9]* later events"
+                run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_max.json --trace-max-mb 0.01)
+npusim_cli_test(run_trace_filter 0 "trace filter kept the matching tracks; [1-9][0-9]* events of other tracks dropped"
+                run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_filter.json --trace-filter dma,heaps)
+npusim_cli_test(run_progress 0 "run <builtin[^:]*: [0-9]+ steps, simulated [0-9.]+ [mun]?s"
+                run --progress)
+npusim_cli_test(snitch_run_progress 0 "run scenarios/snitch/dma_tiling.yaml: [0-9]+ steps, simulated"
+                run --progress scenarios/snitch/dma_tiling.yaml)
+add_test(NAME cli.run_no_progress_on_a_pipe
+         COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|run" -DRC=0 "-DREGEX=result: PASS"
+                 "-DNOT_REGEX=steps, simulated" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

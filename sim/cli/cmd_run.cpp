@@ -12,7 +12,7 @@
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
 #include "sim/run/scenario_runner.h"
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
 #include <torch/torch.h>
 
@@ -44,7 +44,8 @@ std::string effective_profile(const std::string& scenario, const RunOptions& opt
   else load_platform(platform, overrides);
   return profile_yaml(apply_settings(profile_settings(platform), overrides),
                       "effective profile: " + platform + " with " + std::to_string(overrides.size()) +
-                          " override(s) from set: and --set\n(npusim run --platform FILE reads it back)");
+                          " override(s) from set: and --set\n(npusim run --platform FILE reads it back)",
+                      profile_topology(platform));
 }
 
 }  // namespace
@@ -54,7 +55,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   struct Args {
     std::string scenario, platform, trace, vcd, report;
     std::vector<std::string> sets, plugins;
-    bool list_ops = false, dump_config = false;
+    bool list_ops = false, dump_config = false, progress = false;
+    std::vector<std::string> trace_filter;
+    double trace_max_mb = 0;
   };
   auto a = std::make_shared<Args>();
   run->add_option("SCENARIO", a->scenario, "Scenario YAML file (omit for the embedded default)");
@@ -64,6 +67,15 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
+  run->add_flag("--progress", a->progress,
+                "Show progress on stderr even when it is not a terminal (on a terminal: always)");
+  run->add_option("--trace-filter", a->trace_filter,
+                  "Keep only these trace tracks: globs on process, thread or process/thread, "
+                  "comma-separated (docs/traces.md)")
+      ->delimiter(',');
+  run->add_option("--trace-max-mb", a->trace_max_mb,
+                  "Stop adding trace events once the trace reaches this many MB")
+      ->check(CLI::PositiveNumber);
   run->add_flag("--dump-config", a->dump_config,
                 "Print the effective platform profile (after set: and --set) as YAML that "
                 "--platform accepts, and exit");
@@ -89,6 +101,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     opt.trace_path = a->trace;
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
+    opt.progress = a->progress;
+    opt.trace_filter = a->trace_filter;
+    opt.trace_max_bytes = static_cast<uint64_t>(a->trace_max_mb * 1e6);
     std::unique_ptr<RunResult> result;
     try {
       for (const auto& s : a->sets) {
@@ -126,9 +141,17 @@ void register_run_command(CLI::App& app, Commands& cmds) {
       else
         cmds.exit_code = 2;
     }
-    if (!opt.trace_path.empty())
+    if (!opt.trace_path.empty()) {
       std::cout << "  trace: " << opt.trace_path
                 << " (open it at https://ui.perfetto.dev: Open trace file)\n";
+      const auto& t = *opt.trace_outcome;
+      if (t.truncated)
+        std::cout << "  trace truncated at " << a->trace_max_mb << " MB (--trace-max-mb): "
+                  << t.dropped_by_limit << " later events are not in the file\n";
+      if (!opt.trace_filter.empty())
+        std::cout << "  trace filter kept the matching tracks; " << t.dropped_by_filter
+                  << " events of other tracks dropped\n";
+    }
     if (!opt.vcd_path.empty()) std::cout << "  waveforms: " << opt.vcd_path << " (gtkwave " << opt.vcd_path << ")\n";
     for (const auto& f : result->failed_expectations) std::cerr << "npusim: expectation failed: " << f << '\n';
     if (cmds.exit_code == 0) cmds.exit_code = result->exit_code;

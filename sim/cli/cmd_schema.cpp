@@ -8,16 +8,32 @@
 #include "sim/cli/commands.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/schema.h"
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 
 namespace npusim::sim {
+
+namespace {
+
+// A Neuron-family profile may name its own platform, extend a built-in one and carry a topology.
+nlohmann::ordered_json neuron_extra() {
+  ValueSpec topo;
+  topo.kind = ValueKind::kMap;
+  topo.map = &topology_spec();
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const auto& n : builtin_profile_names()) names.push_back(n);
+  return {{"platform", {{"type", "string"}, {"description", "neuron-gpsimd, or the name of a platform this file describes"}}},
+          {"extends", {{"enum", names}, {"description", "take every value (and the topology) of this built-in profile first"}}},
+          {"topology", value_schema(topo)}};
+}
+
+}  // namespace
 
 std::vector<std::pair<std::string, nlohmann::ordered_json>> all_schemas() {
   const auto neuron = neuron_profile_keys();
   const auto snitch = snitch_profile_keys();
   return {{"scenario.schema.json", scenario_schema(neuron_dialect(), neuron)},
           {"snitch-scenario.schema.json", scenario_schema(snitch_dialect(), snitch)},
-          {"neuron-gpsimd-profile.schema.json", profile_schema("neuron-gpsimd", neuron)},
+          {"neuron-gpsimd-profile.schema.json", profile_schema("neuron-gpsimd", neuron, neuron_extra())},
           {"snitch-cluster-profile.schema.json", profile_schema("snitch-cluster", snitch)}};
 }
 

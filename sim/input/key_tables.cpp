@@ -217,7 +217,33 @@ const MapSpec kSnitchRoot{
      key("cores", value_map(ValueKind::kSteps, "^(compute|dm|[0-9]{1,4})$")),
      key("expect", value_map(ValueKind::kCondition))}};
 
+// --- a profile's topology: (topology_input.cpp; numbers may name a profile key) ---
+
+const ValueSpec kNumberOrKey = [] {
+  ValueSpec s = size();
+  return s;
+}();
+KeySpec num(std::string name, bool required = false) {
+  return KeySpec{std::move(name), {kNumberOrKey, text()}, required, false, {}};
+}
+const MapSpec kTopoGroup{"group", {key("name", text(), true), num("count")}};
+const MapSpec kTopoComponent{
+    "component",
+    {key("kind", choice({"core", "sram", "hbm", "tcdm", "dma", "interconnect"}), true),
+     key("name", text(), true), key("config", text()), num("count"), key("group", text()),
+     key("inline", kBool)}};
+const MapSpec kTopoRegion{"region",
+                          {key("on", text(), true), key("name", text(), true), key("to", text(), true),
+                           num("base"), num("size"), num("stride"), num("target_offset"),
+                           key("window", kBool)}};
+const MapSpec kTopology{"topology",
+                        {key("name", text()), key("groups", list(map(kTopoGroup))),
+                         key("components", list(map(kTopoComponent), 1), true),
+                         key("bindings", list(text())), key("regions", list(map(kTopoRegion)))}};
+
 }  // namespace
+
+const MapSpec& topology_spec() { return kTopology; }
 
 const Dialect& neuron_dialect() {
   static const Dialect d{"neuron-gpsimd", &kNeuronRoot, &kNeuronSteps};

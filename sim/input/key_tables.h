@@ -82,6 +82,9 @@ struct Dialect {
 
 const Dialect& neuron_dialect();
 const Dialect& snitch_dialect();
+// A profile's `topology:` section (sim/input/topology_input.cpp). Assumption: only the schema
+// reads this table so far; the topology parser keeps its own key lists.
+const MapSpec& topology_spec();
 
 // Fails (InputError through `in`) unless `m` is a map whose keys are all in `spec` and has
 // every required one. The message lists the keys `spec` accepts.

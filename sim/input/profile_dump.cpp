@@ -23,6 +23,7 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
   if (n.IsMap()) {
     for (const auto& kv : n) {
       const std::string k = kv.first.as<std::string>();
+      if (prefix.empty() && (k == "topology" || k == "extends")) continue;  // not settings
       const std::string key = prefix.empty() ? k : prefix + "." + k;
       if (kv.second.IsScalar()) out.push_back({key, kv.second.Scalar(), where(kv.first)});
       else if (!kv.second.IsNull()) flatten(kv.second, key, file, out);
@@ -60,9 +61,16 @@ std::vector<Setting> profile_settings(const std::string& name_or_path) {
   if (!in) throw InputError(name_or_path, 0, name_or_path, "cannot open the platform profile");
   std::stringstream ss;
   ss << in.rdbuf();
-  auto own = settings_of(ss.str(), name_or_path);
+  const std::string text = ss.str();
+  auto own = settings_of(text, name_or_path);
   for (const auto& s : own)
     if (s.key == "platform" && s.value == "snitch-cluster") return apply_settings(snitch(), own);
+  // `extends: NAME`: the built-in profile's values first (the dump is then self-contained).
+  const YAML::Node root = YAML::Load(text);
+  if (root["extends"] && root["extends"].IsScalar()) {
+    const std::string base = root["extends"].Scalar();
+    if (base == "neuron-gpsimd") return apply_settings(profile_settings(base), own);
+  }
   return own;
 }
 
@@ -80,7 +88,27 @@ std::vector<Setting> apply_settings(std::vector<Setting> base, const std::vector
   return base;
 }
 
-std::string profile_yaml(const std::vector<Setting>& settings, const std::string& header_comment) {
+YAML::Node profile_topology(const std::string& name_or_path) {
+  std::string text;
+  if (name_or_path == "neuron-gpsimd") {
+    text = kProfileNeuronGpsimd;
+  } else if (name_or_path == "snitch-cluster") {
+    text = kProfileSnitchCluster;
+  } else {
+    std::ifstream in(name_or_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const YAML::Node root = YAML::Load(text);
+  if (root["topology"]) return root["topology"];
+  if (root["extends"] && root["extends"].IsScalar() && root["extends"].Scalar() != name_or_path)
+    return profile_topology(root["extends"].Scalar());
+  return {};
+}
+
+std::string profile_yaml(const std::vector<Setting>& settings, const std::string& header_comment,
+                         const YAML::Node& topology) {
   // section -> (key -> value) for maps; section -> index -> (key -> value) for lists.
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> maps;
@@ -119,6 +147,7 @@ std::string profile_yaml(const std::vector<Setting>& settings, const std::string
       y << YAML::EndMap;
     }
   }
+  if (topology.IsDefined() && !topology.IsNull()) y << YAML::Key << "topology" << YAML::Value << topology;
   y << YAML::EndMap;
   std::string out;
   std::istringstream lines(header_comment);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "sim/input/platform_config.h"
 
 namespace npusim::sim {
@@ -19,6 +21,10 @@ std::vector<Setting> profile_settings(const std::string& name_or_path);
 std::vector<Setting> apply_settings(std::vector<Setting> base, const std::vector<Setting>& overrides);
 // The settings as a nested YAML profile: `platform:` first, then each section in order of
 // first appearance; windows.N.key as a list of maps.
-std::string profile_yaml(const std::vector<Setting>& settings, const std::string& header_comment);
+// `topology`, if given, is written as the profile's topology: section.
+std::string profile_yaml(const std::vector<Setting>& settings, const std::string& header_comment,
+                         const YAML::Node& topology = YAML::Node());
+// The topology: section of a profile (or of the profile it extends); a null node if none.
+YAML::Node profile_topology(const std::string& name_or_path);
 
 }  // namespace npusim::sim

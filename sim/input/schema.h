@@ -16,8 +16,10 @@ namespace npusim::sim {
 nlohmann::ordered_json scenario_schema(const Dialect& d, const std::vector<ProfileKey>& profile);
 // The schema of a profile of `platform` with these keys ("section.key"; "section.#.key" for a
 // list of maps such as windows).
+// `extra` adds (or replaces) top-level properties, e.g. topology: and extends:.
 nlohmann::ordered_json profile_schema(const std::string& platform,
-                                      const std::vector<ProfileKey>& keys);
+                                      const std::vector<ProfileKey>& keys,
+                                      const nlohmann::ordered_json& extra = nlohmann::ordered_json::object());
 // The JSON Schema of one value.
 nlohmann::ordered_json value_schema(const ValueSpec& v);
 

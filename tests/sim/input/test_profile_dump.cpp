@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "sim/input/profile_dump.h"
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/tools/heap_replay.h"
 
 using namespace npusim::sim;

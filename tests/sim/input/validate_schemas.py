@@ -23,6 +23,18 @@ except ImportError as e:  # pragma: no cover
 MODELINE = "# yaml-language-server: $schema="
 
 
+class Yaml12Loader(yaml.SafeLoader):
+    """PyYAML reads YAML 1.1, where `on:`, `off`, `yes` and `no` are booleans; npusim (yaml-cpp)
+    and the YAML language server read YAML 1.2, where only true and false are. Load as 1.2."""
+
+
+Yaml12Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", __import__("re").compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                   list("tTfF"))
+
+
 def schema_of(path, root):
     with open(path, encoding="utf-8") as f:
         first = f.readline().rstrip("\n")
@@ -42,7 +54,7 @@ def errors(path, root):
         schema = json.load(f)
     jsonschema.Draft7Validator.check_schema(schema)
     with open(path, encoding="utf-8") as f:
-        doc = yaml.safe_load(f)
+        doc = yaml.load(f, Loader=Yaml12Loader)
     return [f"{path}: at /{'/'.join(map(str, e.absolute_path))}: {e.message}"
             for e in jsonschema.Draft7Validator(schema).iter_errors(doc)]
 
@@ -61,7 +73,7 @@ def doc_example_errors(root):
         for block in re.findall(r"```yaml\n(# example: [^\n]*\n[^`]*)```", text):
             n += 1
             label = block.splitlines()[0][len("# example: "):]
-            for e in jsonschema.Draft7Validator(schema).iter_errors(yaml.safe_load(block)):
+            for e in jsonschema.Draft7Validator(schema).iter_errors(yaml.load(block, Loader=Yaml12Loader)):
                 out.append(f"{path}: example {label}: at /{'/'.join(map(str, e.absolute_path))}: {e.message}")
     return n, out
 
@@ -69,6 +81,7 @@ def doc_example_errors(root):
 def shipped(root):
     files = sorted(glob.glob(os.path.join(root, "scenarios", "*.yaml")))
     files += sorted(glob.glob(os.path.join(root, "scenarios", "snitch", "*.yaml")))
+    files += sorted(glob.glob(os.path.join(root, "scenarios", "platforms", "*.yaml")))
     files += sorted(glob.glob(os.path.join(root, "sim", "platforms", "*.yaml")))
     return files
 
