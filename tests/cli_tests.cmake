@@ -73,7 +73,7 @@ npusim_cli_test(run_trace_max_mb 0 "trace truncated at 0.01 MB .--trace-max-mb.:
                 run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_max.json --trace-max-mb 0.01)
 npusim_cli_test(run_trace_filter 0 "trace filter kept the matching tracks; [1-9][0-9]* events of other tracks dropped"
                 run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_filter.json --trace-filter dma,heaps)
-npusim_cli_test(run_progress 0 "run <builtin[^:]*: [0-9]+ steps, simulated [0-9.]+ [mun]?s"
+npusim_cli_test(run_progress 0 "run <builtin:scenarios/default.yaml>: [0-9]+ steps, simulated [0-9.]+ [mun]?s"
                 run --progress)
 npusim_cli_test(snitch_run_progress 0 "run scenarios/snitch/dma_tiling.yaml: [0-9]+ steps, simulated"
                 run --progress scenarios/snitch/dma_tiling.yaml)
