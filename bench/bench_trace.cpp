@@ -57,6 +57,33 @@ void BM_chrome_slice_prebuilt_args(benchmark::State& state) {
   t.close();
   state.SetItemsProcessed(state.iterations());
 }
+// The observers' fast path: args written straight into the buffer (TraceArg), no json object.
+void BM_chrome_slice_fast_args(benchmark::State& state) {
+  ChromeTrace t("/dev/null");
+  const int k = t.track("dma", "channel 0");
+  double ts = 0;
+  for (auto _ : state) {
+    t.slice_fast(k, "copy", ts, 0.032125,
+                 {npusim::sim::TraceArg::hex("src", 0x100000000ull),
+                  npusim::sim::TraceArg::hex("dst", 0x80000), npusim::sim::TraceArg::uint("len", 4096)});
+    ts += 0.0405;
+  }
+  t.close();
+  state.SetItemsProcessed(state.iterations());
+}
+// A filter that drops the track: what a filtered-out event still costs.
+void BM_chrome_slice_filtered_out(benchmark::State& state) {
+  ChromeTrace t("/dev/null");
+  t.set_filter({"heaps"});
+  const int k = t.track("dma", "channel 0");
+  double ts = 0;
+  for (auto _ : state) {
+    t.slice_fast(k, "copy", ts, 0.032125, {npusim::sim::TraceArg::uint("len", 4096)});
+    ts += 0.0405;
+  }
+  t.close();
+  state.SetItemsProcessed(state.iterations());
+}
 void BM_chrome_slice_file(benchmark::State& state) {
   const std::string path = temp_file(".json");
   slices(state, path, false);
@@ -93,6 +120,8 @@ void BM_vcd_change(benchmark::State& state) {
 BENCHMARK(BM_chrome_slice);
 BENCHMARK(BM_chrome_slice_args);
 BENCHMARK(BM_chrome_slice_prebuilt_args);
+BENCHMARK(BM_chrome_slice_fast_args);
+BENCHMARK(BM_chrome_slice_filtered_out);
 BENCHMARK(BM_chrome_slice_file)->Iterations(1000000);
 BENCHMARK(BM_chrome_counter);
 BENCHMARK(BM_vcd_change);

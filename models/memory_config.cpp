@@ -112,35 +112,46 @@ std::string mapping_text(const std::vector<AddrField>& m) {
   return s;
 }
 
-// A field of the table: converts one parsed text into the struct, or explains why not.
+// A field of the table: converts one parsed text into the struct, or explains why not, and
+// says what it accepts (for the JSON Schema, memory_config_keys()).
 using Setter = std::function<std::optional<std::string>(const std::string&)>;
+struct Field {
+  Setter set;
+  ConfigKey::Kind kind;
+  uint64_t max = UINT64_MAX;
+  std::vector<std::string> choices;
+};
+
+Field choice_field(ConfigKey::Kind kind, std::vector<std::string> choices, Setter set) {
+  return Field{std::move(set), kind, UINT64_MAX, std::move(choices)};
+}
 
 template <class T>
-Setter uint_field(T& dst, uint64_t max = UINT64_MAX) {
-  return [&dst, max](const std::string& t) -> std::optional<std::string> {
+Field uint_field(T& dst, uint64_t max = UINT64_MAX) {
+  return Field{[&dst, max](const std::string& t) -> std::optional<std::string> {
     auto v = to_u64(t);
     if (!v) return std::string("not a decimal or 0x-hex unsigned integer");
     if (*v > max) return fmt::format("out of range (max {})", max);
     dst = static_cast<T>(*v);
     return std::nullopt;
-  };
+  }, ConfigKey::kUint, max, {}};
 }
 
-Setter double_field(double& dst) {
-  return [&dst](const std::string& t) -> std::optional<std::string> {
+Field double_field(double& dst) {
+  return Field{[&dst](const std::string& t) -> std::optional<std::string> {
     auto v = to_double(t);
     if (!v) return std::string("not a number");
     dst = *v;
     return std::nullopt;
-  };
+  }, ConfigKey::kNumber, UINT64_MAX, {}};
 }
 
-std::map<std::string, Setter> field_table(MemoryConfig& c) {
+std::map<std::string, Field> field_table(MemoryConfig& c) {
   auto& h = c.hbm;
   auto& d = c.dataram;
   auto& b = c.interconnect;
   constexpr uint64_t k32 = UINT32_MAX;
-  std::map<std::string, Setter> t = {
+  std::map<std::string, Field> t = {
       {"hbm.base", uint_field(h.base)},
       {"hbm.tck_ns", double_field(h.tck_ns)},
       {"hbm.channels", uint_field(h.channels, k32)},
@@ -167,7 +178,9 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
       {"hbm.tWR", uint_field(h.tWR)},
       {"hbm.queue_depth", uint_field(h.queue_depth, k32)},
       {"hbm.address_mapping",
-       [&h](const std::string& t) -> std::optional<std::string> {
+       choice_field(ConfigKey::kChoiceList,
+                    {"row", "bank", "bankgroup", "column", "channel", "pseudochannel"},
+                    [&h](const std::string& t) -> std::optional<std::string> {
          std::vector<AddrField> m;
          if (t.find(',') == std::string::npos && t.size() > 2) {
            // DRAMsim3's names: two letters per field, most significant first
@@ -200,25 +213,27 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
          }
          h.mapping = m;
          return std::nullopt;
-       }},
+       })},
       {"hbm.tWTR", uint_field(h.tWTR)},
       {"hbm.tRTW", uint_field(h.tRTW)},
       {"hbm.bank_queue_depth", uint_field(h.bank_queue_depth, k32)},
       {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
       {"hbm.scheduler",
-       [&h](const std::string& t) -> std::optional<std::string> {
+       choice_field(ConfigKey::kChoice, {"frfcfs", "fcfs"},
+                    [&h](const std::string& t) -> std::optional<std::string> {
          if (t == "frfcfs") h.scheduler = HbmScheduler::kFrFcfs;
          else if (t == "fcfs") h.scheduler = HbmScheduler::kFcfs;
          else return std::string("must be 'frfcfs' or 'fcfs'");
          return std::nullopt;
-       }},
+       })},
       {"hbm.page_policy",
-       [&h](const std::string& t) -> std::optional<std::string> {
+       choice_field(ConfigKey::kChoice, {"open", "closed"},
+                    [&h](const std::string& t) -> std::optional<std::string> {
          if (t == "open") h.page_policy = PagePolicy::kOpen;
          else if (t == "closed") h.page_policy = PagePolicy::kClosed;
          else return std::string("must be 'open' or 'closed'");
          return std::nullopt;
-       }},
+       })},
       {"hbm.fill", uint_field(h.fill, k32)},
       {"hbm.window_base", uint_field(h.window_base)},
       {"hbm.window_size", uint_field(h.window_size)},
@@ -232,12 +247,13 @@ std::map<std::string, Setter> field_table(MemoryConfig& c) {
       {"dataram.banks", uint_field(d.banks, k32)},
       {"dataram.bank_conflict_cycles", uint_field(d.bank_conflict_cycles)},
       {"dataram.misaligned",
-       [&d](const std::string& t) -> std::optional<std::string> {
+       choice_field(ConfigKey::kChoice, {"allow", "error"},
+                    [&d](const std::string& t) -> std::optional<std::string> {
          if (t == "allow") d.allow_misaligned = true;
          else if (t == "error") d.allow_misaligned = false;
          else return std::string("must be 'allow' or 'error'");
          return std::nullopt;
-       }},
+       })},
       {"dataram.fill", uint_field(d.fill, k32)},
       {"dataram.stats_window_ns", double_field(d.stats_window_ns)},
       {"interconnect.clock_ns", double_field(b.clock_ns)},
@@ -460,7 +476,7 @@ MemoryConfig load_memory_config(const std::string& yaml, const std::string& file
                             ? "expected section.key (see docs/memory-config.md)"
                             : "unknown key (see docs/memory-config.md)");
     }
-    if (auto why = it->second(p.text)) throw ConfigError(p.file, p.line, key, p.text, *why);
+    if (auto why = it->second.set(p.text)) throw ConfigError(p.file, p.line, key, p.text, *why);
   }
   Sources s{&parsed};
   validate_hbm(c.hbm, s);
@@ -493,6 +509,13 @@ MemoryConfig load_memory_config_file(const std::string& path,
   std::string text = ss.str();
   if (text.empty()) text = "{}";
   return load_memory_config(text, path, overrides);
+}
+
+std::vector<ConfigKey> memory_config_keys() {
+  MemoryConfig c;
+  std::vector<ConfigKey> out;
+  for (const auto& [key, f] : field_table(c)) out.push_back(ConfigKey{key, f.kind, f.max, f.choices});
+  return out;
 }
 
 void validate(const HbmConfig& c) { validate_hbm(c, Sources{}); }

@@ -170,6 +170,16 @@ MemoryConfig load_memory_config(const std::string& yaml, const std::string& file
 MemoryConfig load_memory_config_file(const std::string& path,
                                      const std::vector<Override>& overrides = {});
 
+// A key of the memory sections and what it accepts, from the same table the loader uses
+// (sim/input/schema.cpp turns it into the profiles' JSON Schema).
+struct ConfigKey {
+  std::string key;  // "hbm.tRCD"
+  enum Kind { kUint, kNumber, kChoice, kChoiceList } kind;
+  uint64_t max;                      // kUint
+  std::vector<std::string> choices;  // kChoice, kChoiceList (comma-separated)
+};
+std::vector<ConfigKey> memory_config_keys();
+
 // Validation of a struct built in code (throws ConfigError with file "<code>").
 void validate(const HbmConfig& c);
 void validate(const SramConfig& c, const std::string& section = "dataram");

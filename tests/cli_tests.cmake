@@ -45,3 +45,39 @@ npusim_cli_test(snitch_trap_fails_run 1 "TRAP c0_core0: snrt_l1_alloc_cluster_lo
 # With two clusters there are two DM cores, so two undefined results: the expectation fails.
 npusim_cli_test(snitch_platform_override 1 "2 clusters.*undefined_results == 1 but is 2"
                 run scenarios/snitch/core_local.yaml --set cluster.clusters=2)
+npusim_cli_test(version 0 "^npusim [0-9]+\\.[0-9]+\\.[0-9]+( \\(git [0-9a-z.-]+\\))?\n$" --version)
+# --dump-config: the effective profile reads back through --platform (tests/run_dump_config.cmake).
+add_test(NAME cli.dump_config_round_trip
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim> -DOUT=${CMAKE_CURRENT_BINARY_DIR}/dump_config
+                 "-DSETS=dma.channels=2;heaps.num_blocks=16" "-DEXPECT=dma:\n  channels: 2\n"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_dump_config.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.dump_config_snitch_round_trip
+         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim> -DOUT=${CMAKE_CURRENT_BINARY_DIR}/dump_config_snitch
+                 -DSCENARIO=scenarios/snitch/dma_tiling.yaml "-DSETS=cluster.clusters=2"
+                 "-DEXPECT=cluster:\n  clusters: 2\n" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_dump_config.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+npusim_cli_test(dump_config_bad_set 2 "--set: expected a non-negative integer.*dma.channels=0x"
+                run --dump-config --set dma.channels=0x)
+# Progress: on a pipe only with --progress (sim/output/progress.h).
+npusim_cli_test(replay_progress 0 "heap replay scenarios/heap/dataram_mixed.ops: 100% \\([0-9]+/[0-9]+ ops\\)"
+                heap replay --progress --summary scenarios/heap/dataram_mixed.ops)
+npusim_cli_test(replay_snitch_progress 0 "heap replay scenarios/heap/snitch_l1.ops: 100% \\([0-9]+/[0-9]+ ops\\)"
+                heap replay --progress --allocator snitch-l1 scenarios/heap/snitch_l1.ops)
+add_test(NAME cli.replay_no_progress_on_a_pipe
+         COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|heap|replay|--summary|scenarios/heap/dataram_mixed.ops"
+                 -DRC=0 "-DREGEX=descriptor" "-DNOT_REGEX=100%" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# Trace control and progress of runs.
+npusim_cli_test(run_trace_max_mb 0 "trace truncated at 0.01 MB .--trace-max-mb.: [1-9][0-9]* later events"
+                run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_max.json --trace-max-mb 0.01)
+npusim_cli_test(run_trace_filter 0 "trace filter kept the matching tracks; [1-9][0-9]* events of other tracks dropped"
+                run --trace ${CMAKE_CURRENT_BINARY_DIR}/cli_trace_filter.json --trace-filter dma,heaps)
+npusim_cli_test(run_progress 0 "run <builtin:scenarios/default.yaml>: [0-9]+ steps, simulated [0-9.]+ [mun]?s"
+                run --progress)
+npusim_cli_test(snitch_run_progress 0 "run scenarios/snitch/dma_tiling.yaml: [0-9]+ steps, simulated"
+                run --progress scenarios/snitch/dma_tiling.yaml)
+add_test(NAME cli.run_no_progress_on_a_pipe
+         COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|run" -DRC=0 "-DREGEX=result: PASS"
+                 "-DNOT_REGEX=steps, simulated" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

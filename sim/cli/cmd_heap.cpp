@@ -51,6 +51,8 @@ void register_heap_commands(CLI::App& app, Commands& cmds) {
   replay->add_option("--header-base", a->header_base, "xmem: external header address");
   replay->add_option("--mgr-base", a->mgr_base, "xmem: manager address");
   replay->add_flag("--summary", a->opt.summary, "Print a human summary instead of JSON Lines");
+  replay->add_flag("--progress", a->opt.progress,
+                   "Show progress on stderr even when it is not a terminal (on a terminal: always)");
   replay->add_option("--core-idx", a->core_idx, "snitch: the replaying core (compute cores, then DM)");
   replay->add_option("--compute-cores", a->compute_cores, "snitch: compute cores per cluster (8)");
   replay->add_option("--base", a->base, "snitch: address init aligns up (TCDM start / _edram)");
@@ -91,6 +93,7 @@ void register_heap_commands(CLI::App& app, Commands& cmds) {
       SnitchReplayOptions so;
       so.allocator = a->opt.allocator;
       so.stop_on_trap = a->stop_on_trap;
+      so.progress = a->opt.progress;
       if (!a->core_idx.empty()) so.core_idx = cli_number("--core-idx", a->core_idx);
       if (!a->compute_cores.empty()) so.compute_cores = cli_number("--compute-cores", a->compute_cores);
       if (!a->base.empty()) so.base = cli_number("--base", a->base);

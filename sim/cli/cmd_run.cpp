@@ -10,10 +10,12 @@
 #include "sim/output/output_paths.h"
 #include "sim/input/limits.h"
 #include "sim/output/json_text.h"
+#include "sim/input/profile_dump.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
 #include <torch/torch.h>
 
@@ -32,6 +34,23 @@ bool write_report(const std::string& path, const nlohmann::ordered_json& report)
   return static_cast<bool>(out);
 }
 
+// The effective profile of a run as YAML (--dump-config); validated by the platform's loader.
+std::string effective_profile(const std::string& scenario, const RunOptions& opt) {
+  const bool snitch = !scenario.empty() && snitch::is_snitch_scenario(scenario, opt.platform_override);
+  ScenarioHead head;
+  if (snitch) head = snitch::load_file(scenario);
+  else if (scenario.empty()) head = parse_scenario(default_scenario_text(), default_scenario_name());
+  else head = load_scenario_file(scenario);
+  const std::string platform = opt.platform_override.empty() ? head.platform : opt.platform_override;
+  const auto overrides = run_settings(head.set, opt);
+  if (snitch) load_snitch_platform(platform, overrides);  // bad values: InputError, exit 2
+  else load_platform(platform, overrides);
+  return profile_yaml(apply_settings(profile_settings(platform), overrides),
+                      "effective profile: " + platform + " with " + std::to_string(overrides.size()) +
+                          " override(s) from set: and --set\n(npusim run --platform FILE reads it back)",
+                      profile_topology(platform));
+}
+
 }  // namespace
 
 void register_run_command(CLI::App& app, Commands& cmds) {
@@ -39,7 +58,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   struct Args {
     std::string scenario, platform, trace, vcd, report;
     std::vector<std::string> sets, plugins, limits;
-    bool list_ops = false;
+    bool list_ops = false, dump_config = false, progress = false;
+    std::vector<std::string> trace_filter;
+    double trace_max_mb = 0;
   };
   auto a = std::make_shared<Args>();
   run->add_option("SCENARIO", a->scenario, "Scenario YAML file (omit for the embedded default)");
@@ -53,6 +74,18 @@ void register_run_command(CLI::App& app, Commands& cmds) {
                   "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
       ->allow_extra_args(false);
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
+  run->add_flag("--progress", a->progress,
+                "Show progress on stderr even when it is not a terminal (on a terminal: always)");
+  run->add_option("--trace-filter", a->trace_filter,
+                  "Keep only these trace tracks: globs on process, thread or process/thread, "
+                  "comma-separated (docs/traces.md)")
+      ->delimiter(',');
+  run->add_option("--trace-max-mb", a->trace_max_mb,
+                  "Stop adding trace events once the trace reaches this many MB")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--dump-config", a->dump_config,
+                "Print the effective platform profile (after set: and --set) as YAML that "
+                "--platform accepts, and exit");
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
   run->callback([a, &cmds] {
@@ -75,6 +108,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     opt.trace_path = a->trace;
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
+    opt.progress = a->progress;
+    opt.trace_filter = a->trace_filter;
+    opt.trace_max_bytes = static_cast<uint64_t>(a->trace_max_mb * 1e6);
     std::unique_ptr<RunResult> result;
     bool outputs_checked = false;
     try {
@@ -84,6 +120,10 @@ void register_run_command(CLI::App& app, Commands& cmds) {
         if (eq == std::string::npos || eq == 0)
           throw InputError("--set", 0, s, "expected section.key=value");
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
+      }
+      if (a->dump_config) {
+        std::cout << effective_profile(a->scenario, opt);
+        return;
       }
       // Every output is checked before anything runs: writable, and no two the same file.
       std::vector<OutputPath> outputs{{"--trace", opt.trace_path}, {"--vcd", opt.vcd_path},
@@ -121,9 +161,17 @@ void register_run_command(CLI::App& app, Commands& cmds) {
       else
         cmds.exit_code = 2;
     }
-    if (!opt.trace_path.empty())
+    if (!opt.trace_path.empty()) {
       std::cout << "  trace: " << opt.trace_path
                 << " (open it at https://ui.perfetto.dev: Open trace file)\n";
+      const auto& t = *opt.trace_outcome;
+      if (t.truncated)
+        std::cout << "  trace truncated at " << a->trace_max_mb << " MB (--trace-max-mb): "
+                  << t.dropped_by_limit << " later events are not in the file\n";
+      if (!opt.trace_filter.empty())
+        std::cout << "  trace filter kept the matching tracks; " << t.dropped_by_filter
+                  << " events of other tracks dropped\n";
+    }
     if (!opt.vcd_path.empty()) std::cout << "  waveforms: " << opt.vcd_path << " (gtkwave " << opt.vcd_path << ")\n";
     for (const auto& f : result->failed_expectations) std::cerr << "npusim: expectation failed: " << f << '\n';
     if (cmds.exit_code == 0) cmds.exit_code = result->exit_code;

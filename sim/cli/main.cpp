@@ -10,6 +10,7 @@
 #include "sim/cli/cli_errors.h"
 #include "sim/output/chrome_trace.h"
 #include "sim/output/vcd_writer.h"
+#include "sim/output/version.h"
 
 namespace {
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"npusim - a cycle-approximate simulator of an accelerator's memory system"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "npusim " + npusim::sim::version_string());
   npusim::sim::Commands cmds;
   npusim::sim::register_heap_commands(app, cmds);
   npusim::sim::register_more_commands(app, cmds);

@@ -13,6 +13,7 @@
 
 #include "allocators/neuron/neuron_layout.h"
 #include "models/memory_config.h"
+#include "sim/input/key_tables.h"
 #include "sim/input/topology_input.h"
 #include "sim/tools/heap_replay.h"
 
@@ -28,61 +29,54 @@ std::vector<std::string> builtin_profile_names() { return {"neuron-gpsimd"}; }
 
 namespace {
 
-using Setter = std::function<std::optional<std::string>(const std::string&)>;
+// Window rules: windows.N.KEY (the loader below stores them).
+const std::vector<ProfileKey>& window_fields() {
+  static const std::vector<ProfileKey> w = [] {
+    ValueSpec addr;
+    addr.kind = ValueKind::kSize;
+    ValueSpec text;
+    return std::vector<ProfileKey>{{"name", text},     {"lo", addr},       {"hi", addr},
+                                   {"scope_lo", addr}, {"scope_hi", addr}, {"operand", text}};
+  }();
+  return w;
+}
+
+// Memory keys that follow the heap layout: the loader derives them, a profile may not set them.
+const char* const kDerived[] = {"dataram.base", "dataram.size", "hbm.window_base",
+                                "hbm.window_size", "hbm.window_target"};
 
 template <class T>
-Setter uint_setter(T& dst, uint64_t max = UINT64_MAX) {
-  return [&dst, max](const std::string& v) -> std::optional<std::string> {
-    auto n = parse_size(v);
-    if (!n) return "expected a non-negative integer (decimal, 0x-hex, KiB/MiB/GiB)";
-    if (*n > max) return fmt::format("must be at most {}", max);
-    dst = static_cast<T>(*n);
-    return std::nullopt;
-  };
-}
-Setter double_setter(double& dst) {
-  return [&dst](const std::string& v) -> std::optional<std::string> {
-    char* end = nullptr;
-    const double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || end != v.c_str() + v.size() || !(d > 0)) return "expected a positive number";
-    dst = d;
-    return std::nullopt;
-  };
-}
-Setter bool_setter(bool& dst) {
-  return [&dst](const std::string& v) -> std::optional<std::string> {
-    if (v == "true" || v == "yes" || v == "on") dst = true;
-    else if (v == "false" || v == "no" || v == "off") dst = false;
-    else return "expected true or false";
-    return std::nullopt;
-  };
+Field uint_setter(T& dst, uint64_t max = UINT64_MAX) {
+  return uint_field(dst, 0, max);
 }
 
-std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
+std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
   auto& l = c.firmware.layout;
   auto& f = c.firmware;
-  std::map<std::string, Setter> t = {
-      {"core.clock_ghz", double_setter(c.core.clock_ghz)},
+  std::map<std::string, Field> t = {
+      {"core.clock_ghz", number_field(c.core.clock_ghz)},
       {"core.quantum_cycles", uint_setter(c.core.quantum_cycles, 1ull << 32)},
       {"core.vector_bytes", uint_setter(c.core.vector_bytes, 4096)},
-      {"core.use_dmi", bool_setter(c.core.use_dmi)},
+      {"core.use_dmi", bool_field(c.core.use_dmi)},
       {"dma.channels", uint_setter(c.dma.channels, 64)},
       {"dma.burst_bytes", uint_setter(c.dma.burst_bytes, 1u << 20)},
       {"dma.outstanding", uint_setter(c.dma.outstanding, 256)},
-      {"dma.clock_ns", double_setter(c.dma.clock_ns)},
+      {"dma.clock_ns", number_field(c.dma.clock_ns)},
       {"dma.setup_cycles", uint_setter(c.dma.setup_cycles, 1ull << 32)},
       {"dma.on_violation_record",
-       [&c](const std::string& v) -> std::optional<std::string> {
-         if (v == "complete") c.dma.complete_violating = true;
-         else if (v == "reject") c.dma.complete_violating = false;
-         else return "expected complete or reject";
-         return std::nullopt;
-       }},
+       choice_field(c.dma.complete_violating, {{"complete", true}, {"reject", false}},
+                    "expected complete or reject")},
       {"heaps.layout",
-       [&l](const std::string& v) -> std::optional<std::string> {
-         if (!alloc::neuron::apply_named_layout(l, v)) return "expected seed or guides";
-         return std::nullopt;
-       }},
+       [&l]() {
+         Field f;
+         f.value.kind = ValueKind::kChoice;
+         f.value.choices = {"seed", "guides"};
+         f.set = [&l](const std::string& v) -> std::optional<std::string> {
+           if (!alloc::neuron::apply_named_layout(l, v)) return "expected seed or guides";
+           return std::nullopt;
+         };
+         return f;
+       }()},
       {"heaps.data_scratch", uint_setter(l.data_scratch, 0xffffffffu)},
       {"heaps.dataram_size", uint_setter(l.dataram_size, 0xffffffffu)},
       {"heaps.bss_offset", uint_setter(l.bss_offset, 0xffffffffu)},
@@ -99,14 +93,18 @@ std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
       {"heaps.libc_header_offset", uint_setter(l.libc_header_offset, 0xffffffffu)},
       {"heaps.num_blocks", uint_setter(l.num_blocks, 4096)},
       {"firmware.method",
-       [&f](const std::string& v) -> std::optional<std::string> {
-         if (v == "c_memcpy" || v == "C_MEMCPY" || v == "0") f.method = fw::TransferMethod::kCMemcpy;
-         else if (v == "vec_memcpy" || v == "VEC_MEMCPY" || v == "1") f.method = fw::TransferMethod::kVecMemcpy;
-         else if (v == "dma" || v == "DMA" || v == "2") f.method = fw::TransferMethod::kDma;
-         else return "expected c_memcpy, vec_memcpy or dma";
-         return std::nullopt;
-       }},
-      {"firmware.double_buffer", bool_setter(f.double_buffer)},
+       choice_field(f.method,
+                    {{"c_memcpy", fw::TransferMethod::kCMemcpy},
+                     {"vec_memcpy", fw::TransferMethod::kVecMemcpy},
+                     {"dma", fw::TransferMethod::kDma},
+                     {"C_MEMCPY", fw::TransferMethod::kCMemcpy},
+                     {"VEC_MEMCPY", fw::TransferMethod::kVecMemcpy},
+                     {"DMA", fw::TransferMethod::kDma},
+                     {"0", fw::TransferMethod::kCMemcpy},
+                     {"1", fw::TransferMethod::kVecMemcpy},
+                     {"2", fw::TransferMethod::kDma}},
+                    "expected c_memcpy, vec_memcpy or dma")},
+      {"firmware.double_buffer", bool_field(f.double_buffer)},
       {"firmware.dma_channel", uint_setter(f.dma_channel, 63)},
       {"firmware.local_stack_top", uint_setter(f.local_stack_top, 0xffffffffu)},
       {"firmware.local_stack_bytes", uint_setter(f.local_stack_bytes, 0xffffffffu)},
@@ -114,7 +112,7 @@ std::map<std::string, Setter> table(fw::NeuronPlatformConfig& c) {
       {"firmware.call_cycles", uint_setter(f.call_cycles, 1u << 20)},
       {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
       {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
-      {"gpsimd.dma_gibps", double_setter(c.gpsimd_cores.dma_gibps)},
+      {"gpsimd.dma_gibps", number_field(c.gpsimd_cores.dma_gibps)},
       {"gpsimd.tcm_cycles_per_element", uint_setter(c.gpsimd_cores.tcm_cycles_per_element, 1u << 20)},
       {"gpsimd.op_cycles_per_element", uint_setter(c.gpsimd_cores.op_cycles_per_element, 1u << 20)},
       {"gpsimd.accessor_cycles", uint_setter(c.gpsimd_cores.accessor_cycles, 1u << 20)},
@@ -169,6 +167,31 @@ std::string config_reason(const std::runtime_error& e, const std::string& key,
   return at == std::string::npos ? what : what.substr(at + mark.size());
 }
 
+std::vector<ProfileKey> neuron_profile_keys() {
+  auto cfg = fw::NeuronPlatformConfig::gpsimd();
+  std::vector<ProfileKey> out;
+  for (const auto& [key, f] : table(cfg)) out.push_back({key, f.value});
+  for (const auto& m : models::memory_config_keys()) {
+    bool derived = false;
+    for (const char* d : kDerived) derived = derived || m.key == d;
+    if (!derived) out.push_back({m.key, from_memory_key(m)});
+  }
+  for (const auto& w : window_fields()) out.push_back({"windows.#." + w.key, w.value});
+  return out;
+}
+
+ValueSpec from_memory_key(const models::ConfigKey& m) {
+  ValueSpec v;
+  switch (m.kind) {
+    case models::ConfigKey::kUint: v.kind = ValueKind::kSize; v.hi = m.max; break;
+    case models::ConfigKey::kNumber: v.kind = ValueKind::kNumber; break;
+    case models::ConfigKey::kChoice: v.kind = ValueKind::kChoice; break;
+    case models::ConfigKey::kChoiceList: v.kind = ValueKind::kChoiceList; break;
+  }
+  v.choices = m.choices;
+  return v;
+}
+
 fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                        const std::vector<Setting>& overrides) {
   std::string text = builtin_profile(name_or_path);
@@ -221,13 +244,11 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   std::vector<models::Override> memory;
   std::map<std::string, Setting> memory_at;
   std::map<size_t, std::map<std::string, Setting>> windows;
-  static const char* derived[] = {"dataram.base", "dataram.size", "hbm.window_base",
-                                  "hbm.window_size", "hbm.window_target"};
   for (const auto& s : settings) {
     if (s.key == "platform") continue;
     const std::string section = s.key.substr(0, s.key.find('.'));
     if (section == "hbm" || section == "dataram" || section == "interconnect") {
-      for (const char* d : derived)
+      for (const char* d : kDerived)
         if (s.key == d)
           fail(s, "this key follows the heap layout (heaps.data_scratch, heaps.dataram_size, "
                   "heaps.hbm_window, heaps.hbm_scratch_size, heaps.hbm_scratch): set that instead");
@@ -249,7 +270,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                     ? fmt::format("unknown section '{}' (core, dataram, hbm, interconnect, dma, "
                                   "windows, heaps, firmware, gpsimd; see docs/platforms.md)", section)
                     : "unknown key (see docs/platforms.md)");
-      if (auto why = it->second(s.value)) fail(s, *why);
+      if (auto why = it->second.set(s.value)) fail(s, *why);
     }
   }
   // Window rules: the profile's list, each field overridable.
@@ -261,6 +282,13 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                                  cfg.dma.windows.size()));
       models::WindowRule r;
       for (const auto& [k, s] : fields) {
+        bool known = false;
+        std::string names;
+        for (const auto& w : window_fields()) {
+          known = known || w.key == k;
+          names += (names.empty() ? "" : ", ") + w.key;
+        }
+        if (!known) fail(s, "unknown window key (" + names + ")");
         uint64_t* dst = k == "lo" ? &r.lo : k == "hi" ? &r.hi : k == "scope_lo" ? &r.scope_lo
                       : k == "scope_hi" ? &r.scope_hi : nullptr;
         if (dst) {
@@ -271,8 +299,6 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
           r.name = s.value;
         } else if (k == "operand") {
           r.operand = s.value;
-        } else {
-          fail(s, "unknown window key (name, lo, hi, scope_lo, scope_hi, operand)");
         }
       }
       if (r.lo >= r.hi) fail(fields.begin()->second, fmt::format("window '{}' is empty: lo 0x{:x} >= hi 0x{:x}", r.name, r.lo, r.hi));

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "firmware/neuron_platform.h"
+#include "models/memory_config.h"
+#include "sim/input/key_tables.h"
 #include "sim/input/scenario.h"
 
 namespace npusim::sim {
@@ -32,5 +34,11 @@ std::string config_reason(const std::runtime_error& e, const std::string& key,
 // InputError naming the file, line and key.
 fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                        const std::vector<Setting>& overrides);
+
+// Every key a neuron-gpsimd profile accepts, from the tables load_platform reads (windows.#.KEY
+// for the fields of each window rule).
+std::vector<ProfileKey> neuron_profile_keys();
+// A memory-section key (models/memory_config.h) as a profile key.
+ValueSpec from_memory_key(const models::ConfigKey& m);
 
 }  // namespace npusim::sim

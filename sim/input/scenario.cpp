@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/tools/heap_replay.h"
+#include "sim/input/key_tables.h"
 #include "sim/input/yaml_input.h"
 #include "sim/input/limits.h"
 
@@ -69,6 +70,24 @@ class Parser : public YamlInput {
  public:
   explicit Parser(std::string file) : YamlInput(std::move(file)) {}
 
+  // The key tables of this dialect (key_tables.cpp).
+  static const MapSpec& root_spec() { return *neuron_dialect().root; }
+  static const MapSpec& steps_spec() { return *neuron_dialect().steps; }
+  static const MapSpec& step_map(const char* step, size_t form = 0) {
+    return *steps_spec().key(step).forms.at(form).map;
+  }
+  static const MapSpec& root_map(const char* k, size_t form = 0) {
+    return *root_spec().key(k).forms.at(form).map;
+  }
+  // A size read from `m[k]`, in the range the table gives for key `k` of `spec`.
+  uint64_t size_in(const YAML::Node& m, const MapSpec& spec, const char* k) const {
+    const ValueSpec& vs = spec.value(k);
+    if (vs.kind != ValueKind::kSize) throw std::logic_error(fmt::format("{}.{} is not a size", spec.what, k));
+    const uint64_t v = size(m[k], k);
+    check_range(*this, m[k], vs, v);
+    return v;
+  }
+
   uint64_t size(const YAML::Node& n, const char* what) const {
     const std::string s = str(n, what);
     if (!s.empty() && s[0] == '-') fail(n, fmt::format("{} must not be negative", what));
@@ -116,17 +135,10 @@ class Parser : public YamlInput {
   }
 
   std::string heap(const YAML::Node& n) const {
-    const std::string h = str(n, "heap");
-    if (h != "hbm" && h != "dataram" && h != "libc")
-      fail(n, "heap must be hbm, dataram or libc");
-    return h;
+    return check_choice(*this, n, step_map("alloc").value("heap"), "heap");
   }
   std::string method(const YAML::Node& n) const {
-    const std::string m = str(n, "method");
-    if (m != "c_memcpy" && m != "vec_memcpy" && m != "dma" && m != "C_MEMCPY" &&
-        m != "VEC_MEMCPY" && m != "DMA" && m != "0" && m != "1" && m != "2")
-      fail(n, "method must be c_memcpy, vec_memcpy or dma (0, 1, 2)");
-    return m;
+    return check_choice(*this, n, step_map("transfer").value("method"), "method");
   }
 
   std::vector<Step> steps(const YAML::Node& seq, int depth) {
@@ -139,9 +151,7 @@ class Parser : public YamlInput {
 
   Step step(const YAML::Node& item, int depth) {
     if (!item.IsMap() || item.size() != 1)
-      fail(item, "a step is a map with exactly one key: the step's name (init, alloc, free, "
-                 "stack, stack_switch, call, transfer, tensor_stream, compute, wait, loop, "
-                 "marker, write, check)");
+      fail(item, "a step is a map with exactly one key: the step's name (" + steps_spec().names() + ")");
     const auto kv = *item.begin();
     const std::string k = kv.first.as<std::string>();
     const YAML::Node v = kv.second;
@@ -156,12 +166,13 @@ class Parser : public YamlInput {
       inited_.insert(s.heaps.begin(), s.heaps.end());
     } else if (k == "alloc") {
       s.kind = Step::kAlloc;
-      keys(v, {"heap", "size", "align", "as", "optional"}, {"heap", "size"}, "alloc");
+      const MapSpec& spec = step_map("alloc");
+      check_keys(*this, v, spec);
       s.heap = heap(v["heap"]);
       need_init(v["heap"], s.heap, "alloc");
-      s.size = size(v["size"], "size");
+      s.size = size_in(v, spec, "size");
+      if (v["align"]) s.align = size_in(v, spec, "align");
       if (s.size > 0xffffffffull) fail(v["size"], "size does not fit the 32-bit allocator ABI");
-      if (v["align"]) s.align = size(v["align"], "align");
       if (s.align > 0xffffffffull) fail(v["align"], "align does not fit 32 bits");
       if (v["optional"]) s.flag = boolean(v["optional"], "optional");
       if (v["as"]) {
@@ -179,49 +190,44 @@ class Parser : public YamlInput {
           fail(v, fmt::format("free of '{}', which no alloc step binds", s.name));
         s.heap = heap_of_[s.name];
       } else {
-        keys(v, {"heap", "addr"}, {"heap", "addr"}, "free");
+        check_keys(*this, v, step_map("free", 1));
         s.heap = heap(v["heap"]);
         need_init(v["heap"], s.heap, "free");
         s.addr = addr(v["addr"], "addr");
       }
     } else if (k == "stack") {
       s.kind = Step::kStackAlloc;
-      keys(v, {"size", "align", "switch"}, {}, "stack");
+      const MapSpec& spec = step_map("stack");
+      check_keys(*this, v, spec);
       need_init(kv.first, "hbm", "stack");
-      if (v["size"]) s.size = size(v["size"], "size");
-      if (v["align"]) s.align = size(v["align"], "align");
+      if (v["size"]) s.size = size_in(v, spec, "size");
+      if (v["align"]) s.align = size_in(v, spec, "align");
       if (s.size > 0xffffffffull || s.align > 0xffffffffull)
         fail(v, "stack size and align are 32-bit values");
       s.flag = v["switch"] ? boolean(v["switch"], "switch") : true;
     } else if (k == "stack_switch") {
       s.kind = Step::kStackSwitch;
-      s.text = str(v, "stack_switch");
-      if (s.text != "hbm" && s.text != "local") fail(v, "stack_switch is hbm or local");
+      s.text = check_choice(*this, v, steps_spec().value("stack_switch"), "stack_switch");
     } else if (k == "call") {
       s.kind = Step::kCall;
-      keys(v, {"name", "frame", "body"}, {"name", "frame"}, "call");
+      const MapSpec& spec = step_map("call");
+      check_keys(*this, v, spec);
       s.name = str(v["name"], "name");
-      s.size = size(v["frame"], "frame");
-      if (s.size > 0xffffffffull) fail(v["frame"], "frame size does not fit 32 bits");
+      s.size = size_in(v, spec, "frame");
       if (v["body"]) s.body = steps(v["body"], depth + 1);
     } else if (k == "transfer" || k == "tensor_stream") {
       const bool ts = k == "tensor_stream";
       s.kind = ts ? Step::kTensorStream : Step::kTransfer;
-      if (ts)
-        keys(v, {"method", "src", "dst", "bytes", "double_buffer"}, {"src", "dst", "bytes"}, "tensor_stream");
-      else
-        keys(v, {"method", "src", "dst", "bytes", "chunk"}, {"src", "dst", "bytes"}, "transfer");
+      const MapSpec& spec = step_map(ts ? "tensor_stream" : "transfer");
+      check_keys(*this, v, spec);
       if (v["method"]) {
         s.method = method(v["method"]);
         s.has_method = true;
       }
       s.src = addr(v["src"], "src");
       s.dst = addr(v["dst"], "dst");
-      s.size = size(v["bytes"], "bytes");
-      if (v["chunk"]) {
-        s.chunk = size(v["chunk"], "chunk");
-        if (s.chunk == 0) fail(v["chunk"], "chunk must be positive");
-      }
+      s.size = size_in(v, spec, "bytes");
+      if (v["chunk"]) s.chunk = size_in(v, spec, "chunk");
       if (v["double_buffer"]) s.double_buffer = boolean(v["double_buffer"], "double_buffer");
     } else if (k == "compute") {
       s.kind = Step::kCompute;
@@ -235,8 +241,9 @@ class Parser : public YamlInput {
       s.wait_ns = *d;
     } else if (k == "loop") {
       s.kind = Step::kLoop;
-      keys(v, {"count", "body"}, {"count", "body"}, "loop");
-      s.count = size(v["count"], "count");
+      const MapSpec& spec = step_map("loop");
+      check_keys(*this, v, spec);
+      s.count = size_in(v, spec, "count");
       if (s.count > limits().loop_trips)
         fail(v["count"], fmt::format("loop count above the limit of {} trips (--limit loop_trips=N)",
                                      limits().loop_trips));
@@ -246,13 +253,12 @@ class Parser : public YamlInput {
       s.text = str(v, "marker");
     } else if (k == "write" || k == "check") {
       s.kind = k == "write" ? Step::kWrite : Step::kCheck;
-      keys(v, {"addr", "value", "bytes"}, {"addr", "value"}, k.c_str());
+      const MapSpec& spec = step_map(k.c_str());
+      check_keys(*this, v, spec, k.c_str());
       s.addr = addr(v["addr"], "addr");
-      s.value = size(v["value"], "value");
+      s.value = size_in(v, spec, "value");
       if (s.value > 0xff && !v["bytes"]) s.size = 4;
-      s.size = v["bytes"] ? size(v["bytes"], "bytes") : (s.size ? s.size : 1);
-      if (s.size == 0) fail(v["bytes"], "bytes must be positive");
-      if (s.value > 0xffffffffull) fail(v["value"], "value must fit 32 bits");
+      s.size = v["bytes"] ? size_in(v, spec, "bytes") : (s.size ? s.size : 1);
     } else {
       fail(kv.first, fmt::format("unknown step '{}'", k));
     }
@@ -260,9 +266,8 @@ class Parser : public YamlInput {
   }
 
   TorchOpSpec torch_op(const YAML::Node& t) const {
-    keys(t, {"op", "multicore", "inputs", "scalars", "stack_size", "tcm_cycles_per_element",
-             "reference", "output"},
-         {"op", "inputs"}, "torch_op");
+    const MapSpec& spec = root_map("torch_op");
+    check_keys(*this, t, spec);
     TorchOpSpec o;
     o.at = at(t);
     o.op = str(t["op"], "op");
@@ -275,14 +280,15 @@ class Parser : public YamlInput {
     const auto in = t["inputs"];
     if (!in.IsSequence()) fail(in, "inputs takes a list of {shape, dtype, init | file}");
     for (const auto& i : in) {
-      keys(i, {"shape", "dtype", "init", "file"}, {"shape"}, "an input");
+      const MapSpec& ispec = *spec.value("inputs").map;
+      check_keys(*this, i, ispec);
       TorchInput x;
       x.at = at(i);
       const auto sh = i["shape"];
       if (!sh.IsSequence() || sh.size() == 0) fail(sh, "shape is a list of dimensions, e.g. [1024] or [64, 256]");
       for (const auto& d : sh) {
         const uint64_t v = size(d, "a dimension");
-        if (v == 0 || v > (1ull << 31)) fail(d, "a dimension is between 1 and 2^31");
+        check_range(*this, d, ispec.value("shape"), v);
         x.shape.push_back(static_cast<int64_t>(v));
       }
       if (i["dtype"]) x.dtype = str(i["dtype"], "dtype");
@@ -328,19 +334,16 @@ class Parser : public YamlInput {
     const YAML::Node root = this->root(text);
     Scenario sc;
     sc.file = file_;
-    keys(root, {"name", "description", "platform", "set", "policies", "program", "custom_op",
-                "torch_op", "expect"},
-         {}, "the scenario");
+    check_keys(*this, root, root_spec());
     header(root, sc);
     if (const auto p = root["policies"]) {
-      keys(p, {"dma_window", "on_alloc_failure"}, {}, "policies");
-      auto pol = [&](const YAML::Node& n) {
-        const std::string s = str(n, "policy");
-        if (s != "abort" && s != "record") fail(n, "a policy is abort or record");
-        return s;
-      };
-      if (p["dma_window"]) sc.dma_window_policy = pol(p["dma_window"]);
-      if (p["on_alloc_failure"]) sc.alloc_failure_policy = pol(p["on_alloc_failure"]);
+      const MapSpec& spec = root_map("policies");
+      check_keys(*this, p, spec);
+      if (p["dma_window"])
+        sc.dma_window_policy = check_choice(*this, p["dma_window"], spec.value("dma_window"), "dma_window");
+      if (p["on_alloc_failure"])
+        sc.alloc_failure_policy =
+            check_choice(*this, p["on_alloc_failure"], spec.value("on_alloc_failure"), "on_alloc_failure");
     }
     if (root["program"] && root["custom_op"])
       fail(root["custom_op"], "a scenario has either program or custom_op, not both");
@@ -353,7 +356,7 @@ class Parser : public YamlInput {
       if (op.IsScalar()) {
         sc.custom_op = op.Scalar();
       } else {
-        keys(op, {"name", "args"}, {"name"}, "custom_op");
+        check_keys(*this, op, root_map("custom_op", 1));
         sc.custom_op = str(op["name"], "name");
         if (const auto args = op["args"]) {
           if (!args.IsMap()) fail(args, "args takes a map of name: integer");

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "models/memory_config.h"
+#include "sim/input/key_tables.h"
+#include "sim/input/platform_config.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim {
@@ -29,28 +31,13 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-using Setter = std::function<std::optional<std::string>(const std::string&)>;
-
 template <class T>
-Setter uint_set(T& dst, uint64_t lo, uint64_t hi) {
-  return [&dst, lo, hi](const std::string& v) -> std::optional<std::string> {
-    auto n = parse_size(v);
-    if (!n) return "expected a non-negative integer (decimal, 0x-hex, KiB/MiB/GiB)";
-    if (*n < lo || *n > hi) return fmt::format("must be between {} and {}", lo, hi);
-    dst = static_cast<T>(*n);
-    return std::nullopt;
-  };
+Field uint_set(T& dst, uint64_t lo, uint64_t hi) {
+  return uint_field(dst, lo, hi);
 }
 
-Setter clock_set(double& ghz) {
-  return [&ghz](const std::string& v) -> std::optional<std::string> {
-    char* end = nullptr;
-    const double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || end != v.c_str() + v.size() || !(d > 0) || d > 100)
-      return "expected a clock in GHz, above 0 and at most 100";
-    ghz = d;
-    return std::nullopt;
-  };
+Field clock_set(double& ghz) {
+  return number_field(ghz, 100, "expected a clock in GHz, above 0 and at most 100");
 }
 
 void flatten(const YAML::Node& n, const std::string& prefix, const std::string& file,
@@ -64,6 +51,43 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
     else if (!kv.second.IsNull())
       throw InputError(file, m.line + 1, key, "expected a value or a map", m.column + 1);
   }
+}
+
+// The profile's keys and where each value goes; l3.KEY for any other hbm key is handled apart.
+std::map<std::string, Field> profile_table(SnitchPlatformConfig& c, double& ghz, uint64_t& l3_base,
+                                           uint64_t& l3_end) {
+  auto& r = c.runtime;
+  auto& g = c.tcdm.geometry;
+  return {
+      {"cluster.clusters", uint_set(c.clusters, 1, 64)},
+      {"cluster.compute_cores", uint_set(r.compute_cores, 1, 64)},
+      {"cluster.clock_ghz", clock_set(ghz)},
+      {"cluster.quantum_cycles", uint_set(c.core.quantum_cycles, 1, 1u << 20)},
+      {"cluster.cluster_offset", uint_set(r.cluster_offset, 1, 0xffffffffu)},
+      {"cluster.barrier_cycles", uint_set(c.barrier_cycles, 0, 1u << 20)},
+      {"tcdm.base", uint_set(r.tcdm_start, 0, 0xffffffffu)},
+      {"tcdm.size", uint_set(r.tcdm_size, 1, 1u << 30)},
+      {"tcdm.banks", uint_set(g.banks, 1, 1024)},
+      {"tcdm.bank_width_bytes", uint_set(g.bank_width, 1, 1024)},
+      {"tcdm.latency_cycles", uint_set(g.latency_cycles, 0, 1024)},
+      {"tcdm.core_port_bytes", uint_set(c.tcdm.core_port_bytes, 1, 4096)},
+      {"tcdm.dma_port_bytes", uint_set(c.tcdm.dma_port_bytes, 1, 4096)},
+      {"tcdm.trace_bin_cycles", uint_set(c.tcdm.series_bin_cycles, 1, 1u << 30)},
+      {"runtime.cls_size", uint_set(r.cls_size, 0, 1u << 30)},
+      {"runtime.log2_stack_size", uint_set(r.log2_stack_size, 3, 24)},
+      {"runtime.tls_size", uint_set(r.tls_size, 0, 1u << 20)},
+      {"runtime.startup_l1_bytes", uint_set(r.startup_l1_bytes, 0, 1u << 20)},
+      {"runtime.edram", uint_set(r.edram, 0, 0xffffffffu)},
+      {"runtime.alloc_call_cycles", uint_set(c.alloc_cost.call_cycles, 0, 1u << 20)},
+      {"runtime.alloc_divide_cycles", uint_set(c.alloc_cost.divide_cycles, 0, 1u << 20)},
+      {"l3.base", uint_set(l3_base, 0, 0xffffffffu)},
+      {"l3.end", uint_set(l3_end, 1, 0x1'0000'0000ull)},
+      {"dma.channels", uint_set(c.dma.channels, 1, 16)},
+      {"dma.burst_bytes", uint_set(c.dma.burst_bytes, 1, 1u << 20)},
+      {"dma.outstanding", uint_set(c.dma.outstanding, 1, 256)},
+      {"dma.setup_cycles", uint_set(c.dma.setup_cycles, 0, 1u << 20)},
+      {"interconnect.hop_latency_cycles", uint_set(c.interconnect.hop_latency_cycles, 0, 1024)},
+  };
 }
 
 [[noreturn]] void fail(const Setting& s, const std::string& why) {
@@ -80,6 +104,21 @@ std::string profile_text(const std::string& name_or_path, std::string* file) {
 }
 
 }  // namespace
+
+std::vector<ProfileKey> snitch_profile_keys() {
+  SnitchPlatformConfig c;
+  double ghz = 1.0;
+  uint64_t l3_base = 0, l3_end = 0;
+  std::vector<ProfileKey> out;
+  for (const auto& [key, f] : profile_table(c, ghz, l3_base, l3_end)) out.push_back({key, f.value});
+  for (const auto& m : models::memory_config_keys()) {
+    if (m.key.rfind("hbm.", 0) != 0 || m.key == "hbm.window_base" || m.key == "hbm.window_size" ||
+        m.key == "hbm.window_target" || m.key == "hbm.base")
+      continue;  // l3.base, l3.end and the (unused) window come from the l3 section itself
+    out.push_back({"l3." + m.key.substr(4), from_memory_key(m)});
+  }
+  return out;
+}
 
 bool is_snitch_platform(const std::string& name_or_path) {
   if (name_or_path == kName) return true;
@@ -120,38 +159,9 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
   double ghz = 1.0;
   uint64_t l3_end = c.runtime.l3_end;
   uint64_t l3_base = c.runtime.l3_start;
+  const auto table = profile_table(c, ghz, l3_base, l3_end);
   auto& r = c.runtime;
   auto& g = c.tcdm.geometry;
-  const std::map<std::string, Setter> table = {
-      {"cluster.clusters", uint_set(c.clusters, 1, 64)},
-      {"cluster.compute_cores", uint_set(r.compute_cores, 1, 64)},
-      {"cluster.clock_ghz", clock_set(ghz)},
-      {"cluster.quantum_cycles", uint_set(c.core.quantum_cycles, 1, 1u << 20)},
-      {"cluster.cluster_offset", uint_set(r.cluster_offset, 1, 0xffffffffu)},
-      {"cluster.barrier_cycles", uint_set(c.barrier_cycles, 0, 1u << 20)},
-      {"tcdm.base", uint_set(r.tcdm_start, 0, 0xffffffffu)},
-      {"tcdm.size", uint_set(r.tcdm_size, 1, 1u << 30)},
-      {"tcdm.banks", uint_set(g.banks, 1, 1024)},
-      {"tcdm.bank_width_bytes", uint_set(g.bank_width, 1, 1024)},
-      {"tcdm.latency_cycles", uint_set(g.latency_cycles, 0, 1024)},
-      {"tcdm.core_port_bytes", uint_set(c.tcdm.core_port_bytes, 1, 4096)},
-      {"tcdm.dma_port_bytes", uint_set(c.tcdm.dma_port_bytes, 1, 4096)},
-      {"tcdm.trace_bin_cycles", uint_set(c.tcdm.series_bin_cycles, 1, 1u << 30)},
-      {"runtime.cls_size", uint_set(r.cls_size, 0, 1u << 30)},
-      {"runtime.log2_stack_size", uint_set(r.log2_stack_size, 3, 24)},
-      {"runtime.tls_size", uint_set(r.tls_size, 0, 1u << 20)},
-      {"runtime.startup_l1_bytes", uint_set(r.startup_l1_bytes, 0, 1u << 20)},
-      {"runtime.edram", uint_set(r.edram, 0, 0xffffffffu)},
-      {"runtime.alloc_call_cycles", uint_set(c.alloc_cost.call_cycles, 0, 1u << 20)},
-      {"runtime.alloc_divide_cycles", uint_set(c.alloc_cost.divide_cycles, 0, 1u << 20)},
-      {"l3.base", uint_set(l3_base, 0, 0xffffffffu)},
-      {"l3.end", uint_set(l3_end, 1, 0x1'0000'0000ull)},
-      {"dma.channels", uint_set(c.dma.channels, 1, 16)},
-      {"dma.burst_bytes", uint_set(c.dma.burst_bytes, 1, 1u << 20)},
-      {"dma.outstanding", uint_set(c.dma.outstanding, 1, 256)},
-      {"dma.setup_cycles", uint_set(c.dma.setup_cycles, 0, 1u << 20)},
-      {"interconnect.hop_latency_cycles", uint_set(c.interconnect.hop_latency_cycles, 0, 1024)},
-  };
   std::vector<models::Override> hbm;  // l3.KEY -> hbm.KEY
   std::vector<const Setting*> hbm_src;
   for (const auto& s : settings) {
@@ -161,7 +171,7 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
     }
     const auto it = table.find(s.key);
     if (it != table.end()) {
-      if (auto err = it->second(s.value)) fail(s, *err);
+      if (auto err = it->second.set(s.value)) fail(s, *err);
       continue;
     }
     if (s.key.rfind("l3.", 0) == 0 && s.key != "l3.window_base" && s.key != "l3.window_size" &&

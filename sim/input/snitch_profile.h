@@ -22,5 +22,7 @@ bool is_snitch_platform(const std::string& name_or_path);
 // Throws InputError naming the file, line, key and value.
 SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
                                           const std::vector<Setting>& overrides);
+// Every key a snitch-cluster profile accepts, from the table load_snitch_platform reads.
+std::vector<ProfileKey> snitch_profile_keys();
 
 }  // namespace npusim::sim

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/tools/heap_replay.h"
+#include "sim/input/key_tables.h"
 #include "sim/input/yaml_input.h"
 
 namespace npusim::sim::snitch {
@@ -25,6 +26,13 @@ class Parser : public YamlInput {
   explicit Parser(std::string file) : YamlInput(std::move(file)) {
     for (const char* n : kBuiltinNames) bind(n);
   }
+
+  // The key tables of this dialect (key_tables.cpp).
+  static const MapSpec& steps_spec() { return *snitch_dialect().steps; }
+  static const MapSpec& step_map(const char* step, size_t form = 0) {
+    return *steps_spec().key(step).forms.at(form).map;
+  }
+  static const MapSpec& root_map(const char* k) { return *snitch_dialect().root->value(k).map; }
 
   static bool valid_name(const std::string& s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -216,7 +224,7 @@ class Parser : public YamlInput {
   void mark_bound(uint32_t s) { bound_.insert(s); }
 
   void alloc_fields(Step& s, const YAML::Node& m, const char* what) {
-    keys(m, {"size", "align", "as"}, {"size", "as"}, what);
+    check_keys(*this, m, step_map(what), what);
     s.a = expr(m["size"], "size");
     if (m["align"]) s.b = expr(m["align"], "align");
     s.as = binding(m["as"], "as");
@@ -285,7 +293,7 @@ class Parser : public YamlInput {
     } else if (name == "remote_l1_ptr") {
       need("remote_l1_ptr");
       s.kind = Step::kRemotePtr;
-      keys(arg, {"ptr", "src", "dst", "as"}, {"ptr", "dst", "as"}, "remote_l1_ptr");
+      check_keys(*this, arg, step_map("remote_l1_ptr"));
       s.a = expr(arg["ptr"], "ptr");
       if (arg["src"]) s.b = expr(arg["src"], "src");
       s.c = expr(arg["dst"], "dst");
@@ -294,7 +302,7 @@ class Parser : public YamlInput {
     } else if (name == "core_local_ptr") {
       need("core_local_ptr");
       s.kind = Step::kCoreLocalPtr;
-      keys(arg, {"ptr", "core", "size", "as"}, {"ptr", "core", "size", "as"}, "core_local_ptr");
+      check_keys(*this, arg, step_map("core_local_ptr"));
       s.a = expr(arg["ptr"], "ptr");
       s.b = expr(arg["core"], "core");
       s.c = expr(arg["size"], "size");
@@ -303,7 +311,7 @@ class Parser : public YamlInput {
     } else if (name == "stream") {
       need("stream");
       s.kind = Step::kStream;
-      keys(arg, {"load", "store", "count", "stride", "bytes", "value", "compute"}, {}, "stream");
+      check_keys(*this, arg, step_map("stream"));
       if (!arg["load"] && !arg["store"]) fail(arg, "stream needs load, store or both");
       if (arg["load"]) s.loads = addr_list(arg["load"], "load");
       if (arg["store"]) s.stores = addr_list(arg["store"], "store");
@@ -315,7 +323,7 @@ class Parser : public YamlInput {
       if (arg.IsScalar()) {
         (name == "load" ? s.loads : s.stores).push_back(expr(arg, "addr"));
       } else {
-        keys(arg, {"addr", "count", "stride", "bytes", "value"}, {"addr"}, name.c_str());
+        check_keys(*this, arg, step_map(name.c_str(), 1), name.c_str());
         (name == "load" ? s.loads : s.stores).push_back(expr(arg["addr"], "addr"));
         access_fields(s, arg);
         if (name == "load" && s.value.present) fail(arg["value"], "a load has no value (use check)");
@@ -323,7 +331,7 @@ class Parser : public YamlInput {
     } else if (name == "check") {
       need("check");
       s.kind = Step::kCheck;
-      keys(arg, {"addr", "count", "stride", "bytes", "value"}, {"addr", "value"}, "check");
+      check_keys(*this, arg, step_map("check"));
       s.a = expr(arg["addr"], "addr");
       access_fields(s, arg);
     } else if (name == "compute") {
@@ -333,14 +341,13 @@ class Parser : public YamlInput {
     } else if (name == "barrier") {
       s.kind = Step::kBarrier;
       if (arg.IsDefined() && !arg.IsNull()) {
-        const std::string k = str(arg, "barrier");
-        if (k != "cluster" && k != "global") fail(arg, "a barrier is cluster or global");
+        const std::string k = check_choice(*this, arg, steps_spec().value("barrier"), "barrier");
         s.global = k == "global";
       }
     } else if (name == "dma") {
       need("dma");
       s.kind = Step::kDma;
-      keys(arg, {"src", "dst", "bytes", "rows", "src_stride", "dst_stride"}, {"src", "dst", "bytes"}, "dma");
+      check_keys(*this, arg, step_map("dma"));
       s.a = expr(arg["src"], "src");
       s.b = expr(arg["dst"], "dst");
       s.c = expr(arg["bytes"], "bytes");
@@ -353,7 +360,7 @@ class Parser : public YamlInput {
     } else if (name == "loop") {
       need("loop");
       s.kind = Step::kLoop;
-      keys(arg, {"count", "var", "body"}, {"count", "body"}, "loop");
+      check_keys(*this, arg, step_map("loop"));
       s.count = expr(arg["count"], "count");
       if (arg["var"]) {
         s.as = binding(arg["var"], "var");
@@ -364,7 +371,7 @@ class Parser : public YamlInput {
     } else if (name == "when") {
       need("when");
       s.kind = Step::kWhen;
-      keys(arg, {"if", "then", "else"}, {"if"}, "when");
+      check_keys(*this, arg, step_map("when"));
       s.a = expr(arg["if"], "if");
       if (arg["then"]) s.body = steps(arg["then"], depth + 1);
       if (arg["else"]) s.other = steps(arg["else"], depth + 1);
@@ -380,10 +387,7 @@ class Parser : public YamlInput {
       s.wait_ns = *d;
     } else {
       fail(item.IsMap() ? item.begin()->first : item,
-           fmt::format("unknown step '{}' (snitch-cluster steps: l1_alloc, l1_alloc_core_local, "
-                       "l3_alloc, l1_update_next, l1_next, let, remote_l1_ptr, core_local_ptr, "
-                       "stream, load, store, check, compute, barrier, dma, dma_wait, loop, when, "
-                       "marker, wait)", name));
+           fmt::format("unknown step '{}' (snitch-cluster steps: {})", name, steps_spec().names()));
     }
     return s;
   }
@@ -392,16 +396,12 @@ class Parser : public YamlInput {
     const YAML::Node root = this->root(text);
     Scenario sc;
     sc.file = file_;
-    keys(root, {"name", "description", "platform", "set", "policies", "program", "cores", "expect"},
-         {}, "the scenario");
+    check_keys(*this, root, *snitch_dialect().root);
     header(root, sc);
     if (const auto p = root["policies"]) {
-      keys(p, {"on_trap"}, {}, "policies");
-      if (p["on_trap"]) {
-        sc.on_trap = str(p["on_trap"], "on_trap");
-        if (sc.on_trap != "stop_core" && sc.on_trap != "record")
-          fail(p["on_trap"], "on_trap is stop_core or record");
-      }
+      const MapSpec& spec = root_map("policies");
+      check_keys(*this, p, spec);
+      if (p["on_trap"]) sc.on_trap = check_choice(*this, p["on_trap"], spec.value("on_trap"), "on_trap");
     }
     if (!root["program"] && !root["cores"]) fail(root, "a scenario needs a program or cores");
     const std::set<uint32_t> builtins = [] {

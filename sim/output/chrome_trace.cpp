@@ -130,6 +130,7 @@ void ChromeTrace::close_all_open() { LiveFiles<ChromeTrace>::close_all(); }
 void ChromeTrace::spill() {
   if (buf_.size() == 0) return;
   const size_t n = std::fwrite(buf_.data(), 1, buf_.size(), file_);
+  spilled_ += n;
   const size_t want = buf_.size();
   buf_.clear();
   if (n != want)
@@ -151,8 +152,13 @@ void ChromeTrace::close() {
   std::string error;
   try {
     buf_.append(std::string_view("\n],\"otherData\":"));
-    const std::string od =
-        other_data_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    nlohmann::json other = other_data_;
+    if (truncated_)
+      other["trace_limit"] = {{"truncated", true}, {"max_bytes", max_bytes_},
+                              {"dropped_events", dropped_limit_}};
+    if (!filter_.empty())
+      other["trace_filter"] = {{"keep", filter_}, {"dropped_events", dropped_filter_}};
+    const std::string od = other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     buf_.append(od);
     buf_.append(std::string_view("}\n"));
     flush();
@@ -206,12 +212,75 @@ void ChromeTrace::check_track(int track, std::string_view name) const {
     throw std::invalid_argument(fmt::format("trace event '{}': unknown track {}", name, track));
 }
 
-int ChromeTrace::process_id(const std::string& process) {
-  if (auto it = processes_.find(process); it != processes_.end()) return it->second;
+namespace {
+
+// `*` any run, `?` any one character.
+bool glob(std::string_view p, std::string_view s) {
+  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi, ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+}  // namespace
+
+void ChromeTrace::set_filter(std::vector<std::string> patterns) { filter_ = std::move(patterns); }
+void ChromeTrace::set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
+
+bool ChromeTrace::kept(const std::string& process, const std::string& thread) const {
+  if (filter_.empty()) return true;
+  const std::string both = process + "/" + thread;
+  for (const auto& p : filter_)
+    if (glob(p, process) || glob(p, thread) || glob(p, both)) return true;
+  return false;
+}
+
+bool ChromeTrace::admit() {
+  if (truncated_) {
+    ++dropped_limit_;
+    return false;
+  }
+  if (max_bytes_ == 0 || spilled_ + buf_.size() < max_bytes_) return true;
+  // The limit is reached: say so in the trace itself, once, then drop everything.
+  truncated_ = true;
+  ++dropped_limit_;
   const int pid = next_id_++;
-  const int order = static_cast<int>(processes_.size());
-  processes_.emplace(process, pid);
-  if (!file_) return pid;
+  const int tid = next_id_++;
+  begin_event();
+  fmt::format_to(std::back_inserter(buf_),
+                 R"("ph":"M","pid":{},"tid":0,"name":"process_name","args":{{"name":"trace"}})", pid);
+  end_event();
+  begin_event();
+  fmt::format_to(std::back_inserter(buf_),
+                 R"("ph":"i","s":"g","pid":{},"tid":{},"ts":0,"name":"trace truncated: --trace-max-mb reached at {} bytes; later events are not in this file")",
+                 pid, tid, max_bytes_);
+  end_event();
+  return false;
+}
+
+int ChromeTrace::process_id(const std::string& process, bool emit) {
+  int pid;
+  if (auto it = processes_.find(process); it != processes_.end()) {
+    pid = it->second;
+  } else {
+    pid = next_id_++;
+    processes_.emplace(process, pid);
+  }
+  if (!file_ || !emit || named_processes_.count(pid) || truncated_) return pid;
+  const int order = static_cast<int>(named_processes_.size());
+  named_processes_.insert(pid);
   begin_event();
   fmt::format_to(std::back_inserter(buf_),
                  R"("ph":"M","pid":{},"tid":0,"name":"process_name","args":{{"name":")", pid);
@@ -229,16 +298,17 @@ int ChromeTrace::process_id(const std::string& process) {
 
 int ChromeTrace::track(const std::string& process, const std::string& thread,
                        std::optional<int> sort_index) {
-  const int pid = process_id(process);
+  const bool keep = kept(process, thread);
+  const int pid = process_id(process, keep);
   const auto key = std::make_pair(pid, thread);
   if (auto it = track_ids_.find(key); it != track_ids_.end()) return it->second;
   const int id = static_cast<int>(tracks_.size());
   const int tid = next_id_++;
   const int order = sort_index.value_or(threads_in_process_[pid]);
   ++threads_in_process_[pid];
-  tracks_.push_back({pid, tid});
+  tracks_.push_back({pid, tid, keep});
   track_ids_.emplace(key, id);
-  if (!file_) return id;
+  if (!file_ || !keep || truncated_) return id;
   begin_event();
   fmt::format_to(std::back_inserter(buf_),
                  R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":")", pid, tid);
@@ -254,17 +324,20 @@ int ChromeTrace::track(const std::string& process, const std::string& thread,
   return id;
 }
 
-void ChromeTrace::slice(int track, std::string_view name, double ts_us, double dur_us,
-                        const nlohmann::json& args) {
+bool ChromeTrace::begin_slice(int track, std::string_view name, double ts_us, double dur_us) {
   check_track(track, name);
   check_finite(ts_us, "timestamp", name);
   check_finite(dur_us, "duration", name);
   if (dur_us < 0)
     throw std::invalid_argument(
         fmt::format("trace event '{}': negative duration {}", name, dur_us));
-  check_args(args, name);
-  if (!file_) return;
+  if (!file_) return false;
   const Track& t = tracks_[track];
+  if (!t.keep) {
+    ++dropped_filter_;
+    return false;
+  }
+  if (!admit()) return false;
   begin_event();
   fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"("ph":"X","pid":{},"tid":{},"ts":)"),
                  t.pid, t.tid);
@@ -274,17 +347,19 @@ void ChromeTrace::slice(int track, std::string_view name, double ts_us, double d
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
   buf_.push_back('"');
-  write_args(args);
-  end_event();
+  return true;
 }
 
-void ChromeTrace::instant(int track, std::string_view name, double ts_us,
-                          const nlohmann::json& args) {
+bool ChromeTrace::begin_instant(int track, std::string_view name, double ts_us) {
   check_track(track, name);
   check_finite(ts_us, "timestamp", name);
-  check_args(args, name);
-  if (!file_) return;
+  if (!file_) return false;
   const Track& t = tracks_[track];
+  if (!t.keep) {
+    ++dropped_filter_;
+    return false;
+  }
+  if (!admit()) return false;
   begin_event();
   fmt::format_to(std::back_inserter(buf_),
                  FMT_COMPILE(R"("ph":"i","s":"t","pid":{},"tid":{},"ts":)"), t.pid, t.tid);
@@ -292,16 +367,87 @@ void ChromeTrace::instant(int track, std::string_view name, double ts_us,
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
   buf_.push_back('"');
+  return true;
+}
+
+void ChromeTrace::slice(int track, std::string_view name, double ts_us, double dur_us,
+                        const nlohmann::json& args) {
+  check_args(args, name);
+  if (!begin_slice(track, name, ts_us, dur_us)) return;
   write_args(args);
   end_event();
+}
+
+void ChromeTrace::slice_fast(int track, std::string_view name, double ts_us, double dur_us,
+                             std::initializer_list<TraceArg> args) {
+  if (!begin_slice(track, name, ts_us, dur_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::instant(int track, std::string_view name, double ts_us,
+                          const nlohmann::json& args) {
+  check_args(args, name);
+  if (!begin_instant(track, name, ts_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::instant_fast(int track, std::string_view name, double ts_us,
+                               std::initializer_list<TraceArg> args) {
+  if (!begin_instant(track, name, ts_us)) return;
+  write_args(args);
+  end_event();
+}
+
+void ChromeTrace::write_args(std::initializer_list<TraceArg> args) {
+  if (args.size() == 0) return;
+  buf_.append(std::string_view(",\"args\":{"));
+  bool first = true;
+  for (const auto& a : args) {
+    buf_.append(std::string_view(first ? "\"" : ",\""));
+    first = false;
+    buf_.append(std::string_view(a.key));
+    buf_.append(std::string_view("\":"));
+    switch (a.kind) {
+      case TraceArg::kUint: {
+        const fmt::format_int n(a.u);
+        buf_.append(n.data(), n.data() + n.size());
+        break;
+      }
+      case TraceArg::kInt: {
+        const fmt::format_int n(a.i);
+        buf_.append(n.data(), n.data() + n.size());
+        break;
+      }
+      case TraceArg::kHex:
+        fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("\"0x{:x}\""), a.u);
+        break;
+      case TraceArg::kText:
+        buf_.push_back('"');
+        append_json_escaped(buf_, a.text);
+        buf_.push_back('"');
+        break;
+    }
+  }
+  buf_.push_back('}');
 }
 
 void ChromeTrace::counter(const std::string& process, std::string_view name, double ts_us,
                           const std::vector<std::pair<std::string, double>>& series) {
   check_finite(ts_us, "timestamp", name);
   for (const auto& s : series) check_finite(s.second, "counter value", name);
-  const int pid = process_id(process);
   if (!file_) return;
+  if (!filter_.empty()) {
+    bool keep = false;
+    for (const auto& p : filter_) keep = keep || glob(p, process) || glob(p, name);
+    if (!keep) {
+      ++dropped_filter_;
+      return;
+    }
+  }
+  if (!admit()) return;
+  const int pid = process_id(process);
   begin_event();
   fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"("ph":"C","pid":{},"tid":0,"ts":)"), pid);
   write_ts(ts_us);

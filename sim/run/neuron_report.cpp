@@ -222,8 +222,13 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
                     {"high_water", stk.high_water},
                     {"hbm_high_water", stk.hbm_high_water}};
   Json marks = Json::array();
-  for (const auto& [t, text] : markers_) marks.push_back(Json{{"time_ns", static_cast<double>(t) / 1e3}, {"text", text}});
+  // At most kReportMarkers in the report (each costs a few hundred bytes as JSON); the count
+  // of the others says how many were left out.
+  constexpr size_t kReportMarkers = 10000;
+  for (size_t i = 0; i < markers_.size() && i < kReportMarkers; ++i)
+    marks.push_back(Json{{"time_ns", static_cast<double>(markers_[i].first) / 1e3}, {"text", markers_[i].second->text}});
   r["markers"] = marks;
+  if (markers_.size() > kReportMarkers) r["markers_omitted"] = markers_.size() - kReportMarkers;
   r["layout_warnings"] = layout_warnings_;
   Json metrics_json = Json::object();
   for (const auto& [k, v] : m) metrics_json[k] = v;

@@ -93,7 +93,7 @@ void NeuronSteps::exec(const Step& s) {
   if (interrupted())
     throw fw::FirmwareFault(fw::FirmwareFault::kUsage, "interrupt", "interrupted (Ctrl-C)");
   current_ = &s;
-  if ((++steps_done_ & 0xfffff) == 0) progress_.tick(steps_done_, p_->core.now().to_seconds() * 1e6);
+  progress_.update(++steps_done_, p_->core.now().to_seconds() * 1e9);
   fw::Firmware& f = p_->firmware;
   switch (s.kind) {
     case Step::kInit:
@@ -222,7 +222,7 @@ void NeuronSteps::exec(const Step& s) {
       break;
     case Step::kMarker: {
       const uint64_t t = ps(p_->core.now());
-      markers_.emplace_back(t, s.text);
+      markers_.emplace_back(t, &s);
       for (auto& o : obs_) o->instant(p_->core.basename(), s.text, t, Json{{"step", s.at.str()}});
       break;
     }
@@ -321,6 +321,7 @@ void NeuronSteps::start() {
 }
 
 void NeuronSteps::collect() {
+  progress_.finish();
   if (auto e = p_->error()) {
     Fault fl = classify_fault(e);
     fl.time_ps = ps(p_->core.stats().end);

@@ -40,7 +40,12 @@ Json violation_json(const models::DmaFault& f);
 
 class NeuronSteps : public Workload {
  public:
-  NeuronSteps(const Scenario& sc, const RunOptions& opt) : sc_(sc), opt_(opt) {}
+  NeuronSteps(const Scenario& sc, const RunOptions& opt)
+      : sc_(sc), opt_(opt),
+        progress_("run " + (sc.file.empty() ? sc.name : sc.file),
+                  opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto) {
+    progress_.set_total(0, "steps");  // loops make the total unknown: steps and simulated time
+  }
 
   void prepare() override;
   void build() override;
@@ -87,7 +92,9 @@ class NeuronSteps : public Workload {
   std::map<std::string, uint64_t> names_;
   std::set<std::string> failed_names_;
   std::map<HeapId, HeapTrack> heaps_;
-  std::vector<std::pair<uint64_t, std::string>> markers_;
+  // A marker's time and its step (whose text the scenario keeps): 16 bytes per marker however
+  // long the text, so a loop of a million markers stays small (issue 14).
+  std::vector<std::pair<uint64_t, const Step*>> markers_;
   std::vector<std::string> layout_warnings_;
   const Step* current_ = nullptr;
   std::optional<Fault> fault_;

@@ -38,12 +38,6 @@ void simulate() {
   std::signal(SIGINT, old);
 }
 
-void Progress::tick(uint64_t steps, double simulated_us) {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_ < std::chrono::seconds(2)) return;
-  last_ = now;
-  std::cerr << fmt::format("npusim: {} steps, simulated {:.3f} us\n", steps, simulated_us);
-}
 
 Fault classify_fault(std::exception_ptr e) {
   Fault fl;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/output/progress.h"
 #include "sim/run/scenario_runner.h"
 
 namespace npusim::sim {
@@ -53,14 +54,7 @@ void forget_unwound_frames();
 void simulate();
 bool interrupted();
 
-// Progress lines on stderr, at most every two seconds of host time.
-class Progress {
- public:
-  void tick(uint64_t steps, double simulated_us);
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
+// Progress lines: sim/output/progress.h.
 
 uint64_t to_ps(const sc_core::sc_time& t);
 

@@ -19,7 +19,9 @@ double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
 // counters per heap.
 class ChromeObserver : public RunObserver {
  public:
-  explicit ChromeObserver(const std::string& path) : t_(path) {
+  explicit ChromeObserver(const RunOptions& opt) : t_(opt.trace_path), outcome_(opt.trace_outcome) {
+    t_.set_filter(opt.trace_filter);
+    t_.set_max_bytes(opt.trace_max_bytes);
     core_ = t_.track("mgmt_core", "firmware calls", 0);
     activity_ = t_.track("mgmt_core", "activity", 1);
     faults_ = t_.track("faults", "faults and violations", 0);
@@ -28,14 +30,19 @@ class ChromeObserver : public RunObserver {
             uint64_t e, int status) override {
     // Other cores than the management core (the GPSIMD cores of torch_op runs): their own track.
     const int track = core == "mgmt_core" ? core_ : t_.track(core, "calls", 0);
-    t_.slice(track, name, us(s), us(e - std::min(s, e)), nlohmann::json{{"args", args}, {"status", status}});
+    // Args written directly (TraceArg), in the key order nlohmann::json used to write.
+    t_.slice_fast(track, name, us(s), us(e - std::min(s, e)),
+                  {TraceArg::str("args", args), TraceArg::integer("status", status)});
   }
   void transfer(uint32_t ch, uint64_t src, uint64_t dst, uint64_t len, const std::string& site,
                 uint64_t s, uint64_t e) override {
-    const int track = t_.track("dma", fmt::format("channel {}", ch), static_cast<int>(ch));
-    t_.slice(track, fmt::format("{} B", len), us(s), us(e - std::min(s, e)),
-             nlohmann::json{{"src", fmt::format("0x{:x}", src)}, {"dst", fmt::format("0x{:x}", dst)},
-                            {"len", len}, {"call_site", site}});
+    if (ch >= channels_.size()) channels_.resize(ch + 1, -1);
+    if (channels_[ch] < 0) channels_[ch] = t_.track("dma", fmt::format("channel {}", ch), static_cast<int>(ch));
+    char name[32];
+    const auto n = fmt::format_to_n(name, sizeof name, "{} B", len);
+    t_.slice_fast(channels_[ch], std::string_view(name, n.size), us(s), us(e - std::min(s, e)),
+                  {TraceArg::str("call_site", site), TraceArg::hex("dst", dst), TraceArg::uint("len", len),
+                   TraceArg::hex("src", src)});
   }
   void heap(const std::string& heap, uint64_t t, uint64_t free_bytes, uint64_t largest,
             uint64_t descriptors) override {
@@ -78,11 +85,14 @@ class ChromeObserver : public RunObserver {
   void finish(uint64_t end) override {
     if (busy_since_) core_busy("mgmt_core", end, false);
     t_.set_metadata(nlohmann::json{{"generator", "npusim"}, {"end_us", us(end)}});
+    if (outcome_) *outcome_ = {t_.truncated(), t_.dropped_by_limit(), t_.dropped_by_filter()};
     t_.close();
   }
 
  private:
   ChromeTrace t_;
+  std::shared_ptr<RunOptions::TraceOutcome> outcome_;
+  std::vector<int> channels_;  // DMA channel -> track
   int core_, activity_, faults_;
   std::optional<uint64_t> busy_since_;
   std::map<std::string, uint64_t> other_busy_;
@@ -147,7 +157,7 @@ class VcdObserver : public RunObserver {
 
 std::vector<std::unique_ptr<RunObserver>> make_observers(const RunOptions& opt) {
   std::vector<std::unique_ptr<RunObserver>> v;
-  if (!opt.trace_path.empty()) v.push_back(std::make_unique<ChromeObserver>(opt.trace_path));
+  if (!opt.trace_path.empty()) v.push_back(std::make_unique<ChromeObserver>(opt));
   if (!opt.vcd_path.empty()) v.push_back(std::make_unique<VcdObserver>(opt.vcd_path));
   return v;
 }

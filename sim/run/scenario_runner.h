@@ -20,7 +20,15 @@ struct RunOptions {
   std::string platform_override;    // --platform (else the scenario's)
   std::vector<Setting> sets;        // --set, applied after the scenario's set:
   std::string trace_path, vcd_path, report_path;
-  bool progress = false;            // progress lines on stderr
+  bool progress = false;            // --progress: progress on stderr even when not a terminal
+  std::vector<std::string> trace_filter;  // --trace-filter: tracks to keep (ChromeTrace::set_filter)
+  uint64_t trace_max_bytes = 0;           // --trace-max-mb, in bytes (0: no limit)
+  // Filled when the trace is closed: whether --trace-max-mb cut it, and what was dropped.
+  struct TraceOutcome {
+    bool truncated = false;
+    uint64_t dropped_by_limit = 0, dropped_by_filter = 0;
+  };
+  std::shared_ptr<TraceOutcome> trace_outcome = std::make_shared<TraceOutcome>();
 };
 
 // Time-stamped observations of a run, for traces (all times in picoseconds).

@@ -127,6 +127,7 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
   if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted (Ctrl-C)", s.at.str()));
   x.current = &s;
   models::Core& c = *x.core;
+  progress_.update(++steps_done_, c.now().to_seconds() * 1e9);
   switch (s.kind) {
     case Step::kL1Alloc:
     case Step::kL1AllocLocal:
@@ -358,7 +359,11 @@ void SnitchPrograms::build() {
 
 void SnitchPrograms::attach(std::vector<std::unique_ptr<RunObserver>>&) {
   // This workload writes its trace and VCD itself (per-cluster tracks, bank-conflict counters).
-  if (!opt_.trace_path.empty()) trace_ = std::make_unique<ChromeTrace>(opt_.trace_path);
+  if (!opt_.trace_path.empty()) {
+    trace_ = std::make_unique<ChromeTrace>(opt_.trace_path);
+    trace_->set_filter(opt_.trace_filter);
+    trace_->set_max_bytes(opt_.trace_max_bytes);
+  }
   if (!opt_.vcd_path.empty()) vcd_ = std::make_unique<VcdWriter>(opt_.vcd_path);
 
   if (trace_) trace_->track("faults", "traps and faults", 0);
@@ -422,6 +427,7 @@ void SnitchPrograms::start() {
 }
 
 void SnitchPrograms::collect() {
+  progress_.finish();
   // Cores run in kernel order: list what they recorded by time, then cluster and core.
   std::stable_sort(traps_.begin(), traps_.end(), [](const TrapRecord& a, const TrapRecord& b) {
     return std::tie(a.t_ps, a.cluster, a.core) < std::tie(b.t_ps, b.cluster, b.core);

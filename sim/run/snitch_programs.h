@@ -79,7 +79,12 @@ const char* status_name(Ctx::Status s);
 
 class SnitchPrograms : public Workload {
  public:
-  SnitchPrograms(const Scenario& sc, const RunOptions& opt) : sc_(sc), opt_(opt) {}
+  SnitchPrograms(const Scenario& sc, const RunOptions& opt)
+      : sc_(sc), opt_(opt),
+        progress_("run " + (sc.file.empty() ? sc.name : sc.file),
+                  opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto) {
+    progress_.set_total(0, "steps");
+  }
 
   void prepare() override;
   void build() override;
@@ -127,6 +132,8 @@ class SnitchPrograms : public Workload {
   std::vector<FaultRecord> faults_;
   std::vector<std::tuple<uint64_t, std::string, std::string>> markers_;  // t, core, text
   std::unique_ptr<ChromeTrace> trace_;
+  Progress progress_;        // steps of every core, and simulated time
+  uint64_t steps_done_ = 0;
   // VCD: value changes collected during the run (cores report them slightly out of time
   // order), sorted and written at the end.
   struct Change {

@@ -272,6 +272,8 @@ void SnitchPrograms::write_trace(uint64_t end_ps) {
   }
   trace_->set_metadata(nlohmann::json{{"generator", "npusim"}, {"platform", "snitch-cluster"},
                                       {"end_us", static_cast<double>(end_ps) / 1e6}});
+  if (opt_.trace_outcome)
+    *opt_.trace_outcome = {trace_->truncated(), trace_->dropped_by_limit(), trace_->dropped_by_filter()};
   trace_->close();
 }
 

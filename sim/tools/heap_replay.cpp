@@ -1,6 +1,8 @@
 #include "sim/tools/heap_replay.h"
 #include "sim/output/json_text.h"
 
+#include "sim/output/progress.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -351,8 +353,11 @@ int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
     }
   };
 
+  Progress progress("heap replay " + file, opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
+  progress.set_total(ops.size(), "ops");
   for (const auto& op : ops) {
     ++st.ops;
+    progress.update(st.ops);
     nlohmann::ordered_json j;
     try {
       const uint64_t exhaustion_before = drv->heap().descriptor_exhaustion_events();

@@ -39,6 +39,7 @@ struct ReplayOptions {
   std::optional<uint64_t> header_base;
   std::optional<uint64_t> mgr_base;
   bool summary = false;
+  bool progress = false;  // --progress: a progress line on stderr even when it is not a terminal
 };
 
 struct ReplayOp {

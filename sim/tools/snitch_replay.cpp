@@ -1,6 +1,8 @@
 #include "sim/tools/snitch_replay.h"
 #include "sim/output/json_text.h"
 
+#include "sim/output/progress.h"
+
 #include <fmt/format.h>
 
 #include <istream>
@@ -160,7 +162,11 @@ int run_snitch_replay(const SnitchReplayOptions& opt, std::istream& in, const st
                        "the runtime's start-up allocation already overruns --end");
   }
 
+  Progress progress("heap replay " + file, opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
+  progress.set_total(ops.size(), "ops");
+  uint64_t done = 0;
   for (const auto& op : ops) {
+    progress.update(++done);
     nlohmann::ordered_json j;
     j["line"] = op.line;
     sn::AllocResult r;

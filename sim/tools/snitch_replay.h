@@ -13,6 +13,7 @@ namespace npusim::sim {
 
 struct SnitchReplayOptions {
   std::string allocator = "snitch-l1";  // snitch-l1 | snitch-l3
+  bool progress = false;                // --progress: a progress line even on a pipe
   uint64_t core_idx = 0;                // 0..compute_cores-1 compute cores, compute_cores = DM
   uint64_t compute_cores = alloc::snitch::SnitchConfig::kDefaultComputeCores;  // + 1 DM core
   // Replaces the address the init function aligns up to 8 (L1: the TCDM start; L3: _edram).

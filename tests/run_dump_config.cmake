@@ -1,0 +1,31 @@
+# --dump-config round trip through the program: dump a scenario's effective profile with
+# --set, feed the file back with --platform and no --set: the same profile comes out.
+# -DNPUSIM=... -DOUT=<dir> -DSCENARIO=<file or empty> -DSETS="k=v;k=v" -DEXPECT=<regex in the dump>
+file(MAKE_DIRECTORY ${OUT})
+set(args run)
+if(SCENARIO)
+  list(APPEND args ${SCENARIO})
+endif()
+set(set_args "")
+foreach(s ${SETS})
+  list(APPEND set_args --set ${s})
+endforeach()
+execute_process(COMMAND ${NPUSIM} ${args} --dump-config ${set_args} RESULT_VARIABLE rc
+                OUTPUT_VARIABLE first ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "--dump-config failed (${rc}): ${err}")
+endif()
+if(NOT first MATCHES "${EXPECT}")
+  message(FATAL_ERROR "the dump does not contain '${EXPECT}':\n${first}")
+endif()
+file(WRITE ${OUT}/effective.yaml "${first}")
+execute_process(COMMAND ${NPUSIM} ${args} --dump-config --platform ${OUT}/effective.yaml
+                RESULT_VARIABLE rc OUTPUT_VARIABLE second ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "--platform of the dump failed (${rc}): ${err}")
+endif()
+string(REGEX REPLACE "^(#[^\n]*\n)+" "" a "${first}")
+string(REGEX REPLACE "^(#[^\n]*\n)+" "" b "${second}")
+if(NOT a STREQUAL b)
+  message(FATAL_ERROR "the dump of the dump differs:\n${a}\n---\n${b}")
+endif()
