@@ -14,6 +14,7 @@
 #include "firmware/neuron_device.h"
 #include "firmware/neuron_platform.h"
 #include "sim/tools/heap_replay.h"
+#include "sim/run/heap_blocks.h"
 
 namespace npusim::sim {
 
@@ -121,6 +122,7 @@ class Runner {
   std::map<std::string, uint64_t> names_;
   std::set<std::string> failed_names_;
   std::map<HeapId, HeapTrack> heaps_;
+  HeapBlockTracker blocks_;  // the heap map's blocks, only when tracing
   std::vector<std::pair<uint64_t, std::string>> markers_;
   std::vector<std::string> layout_warnings_;
   const Step* current_ = nullptr;
@@ -176,6 +178,13 @@ void Runner::sample(HeapId id) {
     t.largest_free = h.get_free_space(1, alloc::xmem::FreeSpaceQual::kMax);
     t.descriptors = h.descriptors_used();
     t.unused_true = h.true_unused_bytes();
+    if (!obs_.empty()) {
+      std::vector<HeapBlockTracker::Block> live;
+      h.walk([&](const alloc::xmem::BlockInfo& b) {
+        if (!b.free) live.push_back({b.buffer, b.size, b.aligned});
+      });
+      blocks_.update(alloc::neuron::heap_name(id), c.buffer, c.buffer_size, live, ps(p_->core.now()), obs_);
+    }
   } catch (const std::exception&) {
     // A corrupted heap cannot be walked; the values keep their last good state.
   }
@@ -705,6 +714,8 @@ RunResult Runner::run(std::ostream& out) {
   res.exit_code = ok ? 0 : 1;
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  send_latency_quantiles("dataram", p_->memory.dataram.stats().latency_cycles, cfg_.memory.dataram.clock_ns, end, obs_);
+  send_latency_quantiles("hbm", p_->memory.hbm.stats().latency_cycles, cfg_.memory.hbm.tck_ns, end, obs_);
   for (auto& o : obs_) {
     for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
                                    {"hbm", &p_->memory.hbm.stats()}})
