@@ -1,5 +1,7 @@
 #include "sim/output/report_data.h"
 
+#include "sim/output/trace_scan.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -112,6 +114,32 @@ class TraceReader {
       instant(pid, tid, ts, name, args, line);
     }
   }
+  // The common events without a JSON value (trace_scan.h); false: parse the line as JSON.
+  bool fast(const ScannedEvent& e) {
+    if (e.ph == 'X') {
+      if (e.name.substr(0, 6) == "snrt_l") return false;  // an allocator call: its args matter
+      end_ = std::max(end_, e.ts + e.dur);
+      row(e.pid, e.tid).slices.push_back(Slice{e.ts, e.dur, intern(e.name)});
+      return true;
+    }
+    if (e.ph == 'C') {
+      if (!scan_number_args(e.rest, scratch_)) return false;
+      end_ = std::max(end_, e.ts);
+      auto& c = counters_[{process(e.pid), std::string(e.name)}];
+      for (const auto& [k, v] : scratch_) {
+        auto it = c.find(k);
+        if (it == c.end()) it = c.emplace(std::string(k), std::vector<std::pair<double, double>>{}).first;
+        it->second.emplace_back(e.ts, v);
+      }
+      return true;
+    }
+    const std::string proc = process(e.pid);
+    if (proc == "heaps" || proc == "memories" || proc == "faults") return false;
+    end_ = std::max(end_, e.ts);
+    Row& r = row(e.pid, e.tid);
+    if (r.marks.size() < lim_.list) r.marks.emplace_back(e.ts, intern(e.name));
+    return true;
+  }
   void other_data(const Json& o) {
     if (o.contains("end_us") && o["end_us"].is_number()) end_ = std::max(end_, o["end_us"].get<double>());
   }
@@ -130,10 +158,13 @@ class TraceReader {
     order_.push_back({pid, tid});
     return rows_.emplace(std::make_pair(pid, tid), std::move(r)).first->second;
   }
-  uint32_t intern(const std::string& n) {
-    auto [it, added] = names_.emplace(n, static_cast<uint32_t>(name_list_.size()));
-    if (added) name_list_.push_back(n);
-    return it->second;
+  uint32_t intern(std::string_view n) {
+    const auto it = names_.find(n);
+    if (it != names_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(name_list_.size());
+    name_list_.emplace_back(n);
+    names_.emplace(std::string(n), id);
+    return id;
   }
   void instant(int pid, int tid, double ts, const std::string& name, const Json& args, size_t line);
   void snitch_alloc(const std::string& name, const Json& args, double ts);
@@ -147,9 +178,10 @@ class TraceReader {
   std::map<int, int> proc_order_;            // processes in the order they were named
   std::map<std::pair<int, int>, Row> rows_;
   std::vector<std::pair<int, int>> order_;
-  std::map<std::string, uint32_t> names_;
+  std::map<std::string, uint32_t, std::less<>> names_;
+  std::vector<std::pair<std::string_view, double>> scratch_;
   std::vector<std::string> name_list_;
-  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<std::pair<double, double>>>> counters_;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<std::pair<double, double>>, std::less<>>> counters_;
   std::map<std::string, HeapData> heaps_;
   Json latency_ = Json::object(), faults_ = Json::array();
   size_t faults_total_ = 0;
@@ -247,11 +279,13 @@ Json TraceReader::result() {
     Json s = Json::array();
     const double gap = r.slices.size() > lim_.slices_per_row ? end_ / static_cast<double>(lim_.slices_per_row) : -1.0;
     for (size_t i = 0; i < r.slices.size();) {
-      // Bars closer than `gap` merge into one bar "N events" (only beyond the limit).
+      // Beyond the limit, bars closer than `gap` merge into one bar "N events", within bins
+      // of `gap`: at most twice the limit of bars, and zooming in still shows the shape.
       double t0 = r.slices[i].ts, t1 = t0 + r.slices[i].dur;
+      const double bin_end = gap > 0 ? (std::floor(t0 / gap) + 1) * gap : 0;
       uint32_t name = r.slices[i].name;
       size_t j = i + 1;
-      for (; j < r.slices.size() && r.slices[j].ts - t1 < gap; ++j) {
+      for (; j < r.slices.size() && r.slices[j].ts - t1 < gap && r.slices[j].ts < bin_end; ++j) {
         t1 = std::max(t1, r.slices[j].ts + r.slices[j].dur);
         if (r.slices[j].name != name) name = UINT32_MAX;
       }
@@ -300,7 +334,7 @@ Json TraceReader::result() {
 
 // The trace, event by event: npusim writes one event per line, so memory stays bounded by
 // what the page keeps. A file in another layout is parsed whole.
-Json read_trace(const std::string& path, const HtmlLimits& lim) {
+Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("cannot open trace '{}'", path));
   TraceReader r(path, lim);
@@ -325,6 +359,7 @@ Json read_trace(const std::string& path, const HtmlLimits& lim) {
     }
     if (line == "]}" || line == "]") return r.result();
     if (line.back() == ',') line.pop_back();
+    if (ScannedEvent se; fast && scan_event_line(line, se) && r.fast(se)) continue;
     Json e;
     try {
       e = Json::parse(line);
@@ -369,7 +404,7 @@ Json load_run_data(const std::string& report_path, const std::string& trace_path
     cap_list(report, k, lim.list, truncated);
   Json out{{"report_file", report_path}, {"report", std::move(report)}, {"truncated", truncated}};
   out["trace_file"] = trace_path.empty() ? Json(nullptr) : Json(trace_path);
-  out["trace"] = trace_path.empty() ? Json(nullptr) : read_trace(trace_path, lim);
+  out["trace"] = trace_path.empty() ? Json(nullptr) : read_trace(trace_path, lim, lim.fast_scan);
   return out;
 }
 

@@ -16,6 +16,7 @@ struct HtmlLimits {
   size_t points = 1500;          // samples per counter series: min/max per bin beyond this
   size_t blocks = 3000;          // heap map rectangles per heap: the longest-lived are kept
   size_t list = 500;             // rows of a table (markers, violations, faults)
+  bool fast_scan = true;         // read common trace lines without JSON values (trace_scan.h)
 };
 
 // Reads REPORT.json (required) and TRACE.json (optional: empty path) into the page's data of

@@ -311,6 +311,8 @@
   var bad = NPU.charts.filter(function (c) { return c.expected === 0 || c.drawn !== c.expected; });
   check.setAttribute("data-status", NPU.errors.length || bad.length ? "fail" : "ok");
   check.setAttribute("data-charts", NPU.charts.map(function (c) { return c.id + ":" + c.drawn + "/" + c.expected; }).join(" "));
+  // Render: this script's own time; load: from the start of navigation (parsing included).
   check.setAttribute("data-render-ms", String(Math.round(performance.now() - started)));
+  check.setAttribute("data-load-ms", String(Math.round(performance.now())));
   check.textContent = NPU.errors.join("\n");
 })();
