@@ -79,7 +79,10 @@ void write_html_report(const std::vector<HtmlRun>& runs, const std::string& out_
                        const HtmlLimits& limits) {
   std::vector<nlohmann::ordered_json> data;
   for (const auto& r : runs) data.push_back(load_run_data(r.report_path, r.trace_path, limits));
-  const std::string page = html_report(data);
+  write_html_file(html_report(data), out_path);
+}
+
+void write_html_file(const std::string& page, const std::string& out_path) {
   std::ofstream out(out_path, std::ios::binary);
   if (!out) throw std::runtime_error(fmt::format("cannot write the HTML report to '{}'", out_path));
   out << page;

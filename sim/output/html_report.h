@@ -23,6 +23,9 @@ std::string html_report(const std::vector<nlohmann::ordered_json>& run_data);
 void write_html_report(const std::vector<HtmlRun>& runs, const std::string& out_path,
                        const HtmlLimits& limits = {});
 
+// Writes `page` (html_report) to `out_path`; throws std::runtime_error naming it on failure.
+void write_html_file(const std::string& page, const std::string& out_path);
+
 // The version of npusim that writes the page.
 const char* npusim_version_string();
 

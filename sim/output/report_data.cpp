@@ -399,10 +399,14 @@ Json load_run_data(const std::string& report_path, const std::string& trace_path
     fail(report_path, 1, "not a npusim report (no \"npusim_report_version\"; docs/report.md)");
   if (report["npusim_report_version"] != 1)
     fail(report_path, 1, "unsupported npusim_report_version " + report["npusim_report_version"].dump() + " (this npusim reads 1)");
+  return run_data(std::move(report), report_path, trace_path, lim);
+}
+
+Json run_data(Json report, const std::string& report_label, const std::string& trace_path, const HtmlLimits& lim) {
   Json truncated = Json::object();
   for (const char* k : {"markers", "violations", "traps", "diagnostics", "undefined_results", "faults"})
     cap_list(report, k, lim.list, truncated);
-  Json out{{"report_file", report_path}, {"report", std::move(report)}, {"truncated", truncated}};
+  Json out{{"report_file", report_label}, {"report", std::move(report)}, {"truncated", truncated}};
   out["trace_file"] = trace_path.empty() ? Json(nullptr) : Json(trace_path);
   out["trace"] = trace_path.empty() ? Json(nullptr) : read_trace(trace_path, lim, lim.fast_scan);
   return out;

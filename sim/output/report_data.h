@@ -24,5 +24,8 @@ struct HtmlLimits {
 // file that cannot be read or is not a npusim report / Chrome trace.
 nlohmann::ordered_json load_run_data(const std::string& report_path, const std::string& trace_path,
                              const HtmlLimits& limits = {});
+// The same for a report already in memory (`npusim run --html`); `report_label` names it.
+nlohmann::ordered_json run_data(nlohmann::ordered_json report, const std::string& report_label,
+                                const std::string& trace_path, const HtmlLimits& limits = {});
 
 }  // namespace npusim::sim
