@@ -37,4 +37,4 @@ run a scenarios/default.yaml
 run b scenarios/default.yaml --set dma.burst_bytes=128
 "$npusim" report "$out/a.report.json" "$out/b.report.json" --trace "$out/a.trace.json" \
   --trace "$out/b.trace.json" --html "$out/compare.html" >/dev/null
-shot compare 2600
+shot compare 4400

@@ -1,6 +1,19 @@
 # The HTML report in a real browser (docs/report.md): every shipped scenario's report is
 # generated and loaded in headless Chromium; the test fails on a console message, on the page's
 # own check, or on a missing chart (check_html_report.py). One ctest test per page.
+# Bad input to `npusim report` (no browser needed): file, line and value, exit 2.
+set(html_x ${CMAKE_CURRENT_BINARY_DIR}/cli_report.html)
+npusim_cli_test(report_missing 2 "cannot open report 'nope.json'" report nope.json --html ${html_x})
+npusim_cli_test(report_bad_json 2 "tests/data/bad_report.json:3: not valid JSON" report tests/data/bad_report.json --html ${html_x})
+npusim_cli_test(report_not_a_report 2 "tests/data/not_a_report.json:1: not a npusim report" report tests/data/not_a_report.json --html ${html_x})
+npusim_cli_test(report_bad_trace 2 "tests/data/bad_trace.json:3: not a trace event: '{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":oops}'"
+                report tests/golden/default.report.json --trace tests/data/bad_trace.json --html ${html_x})
+npusim_cli_test(report_trace_count 2 "--trace: 1 trace.s. for 2 report.s." report tests/golden/default.report.json
+                tests/golden/default.report.json --trace tests/data/bad_trace.json --html ${html_x})
+npusim_cli_test(report_needs_html 2 "--html is required" report tests/golden/default.report.json)
+npusim_cli_test(report_three 2 "REPORT" report tests/golden/default.report.json tests/golden/default.report.json
+                tests/golden/default.report.json --html ${html_x})
+
 find_program(NPUSIM_CHROMIUM NAMES chromium chromium-browser)
 find_package(Python3 COMPONENTS Interpreter)
 set(html_check ${CMAKE_CURRENT_LIST_DIR}/check_html_report.py)
