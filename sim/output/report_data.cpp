@@ -64,6 +64,7 @@ struct Row {
   std::string group, name;
   std::vector<Slice> slices;
   std::vector<std::pair<double, uint32_t>> marks;
+  uint64_t marks_seen = 0, mark_stride = 1;  // beyond the limit, every mark_stride-th is kept
 };
 struct Block {
   uint64_t base, size;
@@ -137,7 +138,7 @@ class TraceReader {
     if (proc == "heaps" || proc == "memories" || proc == "faults") return false;
     end_ = std::max(end_, e.ts);
     Row& r = row(e.pid, e.tid);
-    if (r.marks.size() < lim_.list) r.marks.emplace_back(e.ts, intern(e.name));
+    mark(r, e.ts, e.name);
     return true;
   }
   void other_data(const Json& o) {
@@ -167,6 +168,17 @@ class TraceReader {
     return id;
   }
   void instant(int pid, int tid, double ts, const std::string& name, const Json& args, size_t line);
+  // Markers on a row, evenly thinned to at most 2 x the list limit: when full, every other one
+  // goes and the stride doubles.
+  void mark(Row& r, double ts, std::string_view name) {
+    if (r.marks_seen++ % r.mark_stride != 0) return;
+    r.marks.emplace_back(ts, intern(name));
+    if (r.marks.size() < 2 * std::max<size_t>(1, lim_.list)) return;
+    size_t k = 0;
+    for (size_t i = 0; i < r.marks.size(); i += 2) r.marks[k++] = r.marks[i];
+    r.marks.resize(k);
+    r.mark_stride *= 2;
+  }
   void snitch_alloc(const std::string& name, const Json& args, double ts);
 
   std::string file_;
@@ -221,7 +233,7 @@ void TraceReader::instant(int pid, int tid, double ts, const std::string& name, 
     fail(file_, line, fmt::format("instant '{}': {}", name, ex.what()));
   }
   Row& r = row(pid, tid);
-  if (r.marks.size() < lim_.list) r.marks.emplace_back(ts, intern(name));
+  mark(r, ts, name);
 }
 
 // Snitch allocator calls carry their result: bump allocations, never freed (docs/snitch-allocator.md).

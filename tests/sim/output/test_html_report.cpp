@@ -44,6 +44,7 @@ void write_trace(const std::string& path, int calls) {
     t.slice(core, "neuron_dataram_allocate", i * 1.0, 0.25, {{"args", "size=64 align=0"}, {"status", 0}});
     t.slice(dma, "64 B", i * 1.0 + 0.5, 0.125);
     t.counter("heaps", "dataram bytes", i * 1.0, {{"free_bytes", 4096.0 - (i % 7) * 64}, {"largest_free", 100.0 + i}});
+    t.instant(core, "tick", i * 1.0 + 0.75, {{"step", "t.yaml:8:3"}});
   }
   t.instant(blocks, "alloc", 1.0, {{"heap", "dataram"}, {"base", "0x80010"}, {"size", 64}, {"ptr", "0x80040"}});
   t.instant(blocks, "alloc", 2.0, {{"heap", "dataram"}, {"base", "0x80100"}, {"size", 128}, {"ptr", "0x80100"}});
@@ -94,12 +95,12 @@ TEST_CASE("load_run_data: the fast scanner and the JSON parser read a trace the 
   CHECK(h["blocks"] == Json::array({0x80010, 64, 1.0, 3.0, 0, 0x80100, 128, 2.0, 50.0, 1}));
   CHECK(h["bad_frees"] == Json::array({Json::array({3.5, 0x80010})}));
   CHECK(t["faults_total"] == 1);
-  // The call row holds 50 bars and the marker.
+  // The call row holds 50 bars and 51 markers.
   const Json& row = t["rows"][0];
   CHECK(row["name"] == "firmware calls");
   CHECK(row["n"] == 50);
   CHECK(row["s"].size() == 4 * 50);
-  CHECK(row["m"].size() == 2);
+  CHECK(row["m"].size() == 2 * 51);
 }
 
 TEST_CASE("load_run_data downsamples long rows and series, keeping their count and extremes") {
@@ -126,6 +127,10 @@ TEST_CASE("load_run_data downsamples long rows and series, keeping their count a
   }
   CHECK(lo == 4096.0 - 6 * 64);  // the minimum and maximum survive
   CHECK(hi == 4096.0);
+  // 20000 markers thinned evenly to at most 2 x 2: the last kept one is late in the run.
+  const Json& m = row["m"];
+  REQUIRE(m.size() / 2 <= 4);
+  CHECK(m[m.size() - 2].get<double>() > 10000.0);
   // Tables are cut to the limit and say so.
   CHECK(d["report"]["markers"].size() == 2);
   CHECK(d["truncated"]["markers"] == 3);
