@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/output/html_report.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
@@ -34,7 +35,7 @@ bool write_report(const std::string& path, const nlohmann::ordered_json& report)
 void register_run_command(CLI::App& app, Commands& cmds) {
   auto* run = app.add_subcommand("run", "Run a workload scenario (default: the embedded one)");
   struct Args {
-    std::string scenario, platform, trace, vcd, report;
+    std::string scenario, platform, trace, vcd, report, html;
     std::vector<std::string> sets, plugins;
     bool list_ops = false;
   };
@@ -45,6 +46,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--trace", a->trace, "Write a Chrome trace-event JSON file (open in ui.perfetto.dev)");
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
+  run->add_option("--html", a->html, "Write the self-contained HTML report at the end (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
@@ -66,6 +68,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     RunOptions opt;
     opt.platform_override = a->platform;
     opt.trace_path = a->trace;
+    // The HTML report draws from the trace: without --trace, a temporary one is written.
+    const std::string html_trace = !a->html.empty() && a->trace.empty() ? a->html + ".trace.tmp" : "";
+    if (!html_trace.empty()) opt.trace_path = html_trace;
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
     std::unique_ptr<RunResult> result;
@@ -101,7 +106,20 @@ void register_run_command(CLI::App& app, Commands& cmds) {
       else
         cmds.exit_code = 2;
     }
-    if (!opt.trace_path.empty())
+    if (!a->html.empty()) {
+      try {
+        const std::string label = opt.report_path.empty() ? "(npusim run --html)" : opt.report_path;
+        auto data = run_data(result->report, label, opt.trace_path);
+        if (!html_trace.empty()) data["trace_file"] = "(temporary; --trace keeps it)";
+        write_html_file(html_report({data}), a->html);
+        std::cout << "  html: " << a->html << " (open it in a browser; it needs no network)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "npusim: error: " << e.what() << '\n';
+        cmds.exit_code = 2;
+      }
+      if (!html_trace.empty()) std::remove(html_trace.c_str());
+    }
+    if (!a->trace.empty())
       std::cout << "  trace: " << opt.trace_path
                 << " (open it at https://ui.perfetto.dev: Open trace file)\n";
     if (!opt.vcd_path.empty()) std::cout << "  waveforms: " << opt.vcd_path << " (gtkwave " << opt.vcd_path << ")\n";

@@ -13,6 +13,7 @@ npusim_cli_test(report_trace_count 2 "--trace: 1 trace.s. for 2 report.s." repor
 npusim_cli_test(report_needs_html 2 "--html is required" report tests/golden/default.report.json)
 npusim_cli_test(report_three 2 "REPORT" report tests/golden/default.report.json tests/golden/default.report.json
                 tests/golden/default.report.json --html ${html_x})
+npusim_cli_test(run_html_unwritable 2 "/nonexistent/r.html" run scenarios/stack_overflow.yaml --html /nonexistent/r.html)
 
 find_program(NPUSIM_CHROMIUM NAMES chromium chromium-browser)
 find_package(Python3 COMPONENTS Interpreter)
@@ -54,6 +55,9 @@ npusim_html_test(default compare scenarios/default.yaml --set-b dma.burst_bytes=
 npusim_html_test(snitch_dma_tiling compare scenarios/snitch/dma_tiling.yaml --set-b tcdm.banks=16)
 npusim_html_test(torch_relu_multicore compare scenarios/torch_relu_multicore.yaml
                  --scenario-b scenarios/torch_relu_standard.yaml)
+npusim_html_test(default run scenarios/default.yaml)
+npusim_html_test(snitch_dma_tiling run scenarios/snitch/dma_tiling.yaml)
+npusim_html_test(torch_relu_multicore run scenarios/torch_relu_multicore.yaml)
 
 # The checker itself: a broken page must fail it (a console message; a heap map whose data is
 # gone; a block whose time is not a number).
