@@ -11,6 +11,7 @@ void register_more_commands(CLI::App& app, Commands& cmds) {
   register_check_windows_command(app, cmds);
   register_op_command(app, cmds);
   register_schema_command(app, cmds);
+  register_report_command(app, cmds);
 }
 
 }  // namespace npusim::sim

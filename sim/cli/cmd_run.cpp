@@ -11,6 +11,7 @@
 #include "sim/input/limits.h"
 #include "sim/output/json_text.h"
 #include "sim/input/profile_dump.h"
+#include "sim/output/html_report.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
@@ -56,7 +57,7 @@ std::string effective_profile(const std::string& scenario, const RunOptions& opt
 void register_run_command(CLI::App& app, Commands& cmds) {
   auto* run = app.add_subcommand("run", "Run a workload scenario (default: the embedded one)");
   struct Args {
-    std::string scenario, platform, trace, vcd, report;
+    std::string scenario, platform, trace, vcd, report, html;
     std::vector<std::string> sets, plugins, limits;
     bool list_ops = false, dump_config = false, progress = false;
     std::vector<std::string> trace_filter;
@@ -73,6 +74,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--limit", a->limits,
                   "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
       ->allow_extra_args(false);
+  run->add_option("--html", a->html, "Write the self-contained HTML report at the end (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
   run->add_flag("--progress", a->progress,
                 "Show progress on stderr even when it is not a terminal (on a terminal: always)");
@@ -106,6 +108,9 @@ void register_run_command(CLI::App& app, Commands& cmds) {
     RunOptions opt;
     opt.platform_override = a->platform;
     opt.trace_path = a->trace;
+    // The HTML report draws from the trace: without --trace, a temporary one is written.
+    const std::string html_trace = !a->html.empty() && a->trace.empty() ? a->html + ".trace.tmp" : "";
+    if (!html_trace.empty()) opt.trace_path = html_trace;
     opt.vcd_path = a->vcd;
     opt.report_path = a->report;
     opt.progress = a->progress;
@@ -161,7 +166,20 @@ void register_run_command(CLI::App& app, Commands& cmds) {
       else
         cmds.exit_code = 2;
     }
-    if (!opt.trace_path.empty()) {
+    if (!a->html.empty()) {
+      try {
+        const std::string label = opt.report_path.empty() ? "(npusim run --html)" : opt.report_path;
+        auto data = run_data(result->report, label, opt.trace_path);
+        if (!html_trace.empty()) data["trace_file"] = "(temporary; --trace keeps it)";
+        write_html_file(html_report({data}), a->html);
+        std::cout << "  html: " << a->html << " (open it in a browser; it needs no network)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "npusim: error: " << e.what() << '\n';
+        cmds.exit_code = 2;
+      }
+      if (!html_trace.empty()) std::remove(html_trace.c_str());
+    }
+    if (!a->trace.empty()) {
       std::cout << "  trace: " << opt.trace_path
                 << " (open it at https://ui.perfetto.dev: Open trace file)\n";
       const auto& t = *opt.trace_outcome;

@@ -19,6 +19,8 @@ void register_run_command(CLI::App& app, Commands& cmds);
 void register_op_command(CLI::App& app, Commands& cmds);
 // `npusim schema`.
 void register_schema_command(CLI::App& app, Commands& cmds);
+// `npusim report` (the HTML report).
+void register_report_command(CLI::App& app, Commands& cmds);
 // Subcommands added by later work (traffic, run, check-windows).
 void register_more_commands(CLI::App& app, Commands& cmds);
 

@@ -73,6 +73,13 @@ void NeuronSteps::sample(HeapId id) {
     t.largest_free = h.get_free_space(1, alloc::xmem::FreeSpaceQual::kMax);
     t.descriptors = h.descriptors_used();
     t.unused_true = h.true_unused_bytes();
+    if (!obs_.empty()) {
+      std::vector<HeapBlockTracker::Block> live;
+      h.walk([&](const alloc::xmem::BlockInfo& b) {
+        if (!b.free) live.push_back({b.buffer, b.size, b.aligned});
+      });
+      blocks_.update(alloc::neuron::heap_name(id), c.buffer, c.buffer_size, live, ps(p_->core.now()), obs_);
+    }
   } catch (const std::exception&) {
     // A corrupted heap cannot be walked; the values keep their last good state.
   }
@@ -343,6 +350,8 @@ void NeuronSteps::finish_outputs(const std::map<std::string, double>&) {
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
   for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
+  send_latency_quantiles("dataram", p_->memory.dataram.stats().latency_cycles, cfg_.memory.dataram.clock_ns, end, obs_);
+  send_latency_quantiles("hbm", p_->memory.hbm.stats().latency_cycles, cfg_.memory.hbm.tck_ns, end, obs_);
   for (auto& o : obs_) {
     for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
                                    {"hbm", &p_->memory.hbm.stats()}})

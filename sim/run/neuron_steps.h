@@ -14,6 +14,7 @@
 #include "allocators/neuron/neuron_heaps.h"
 #include "firmware/neuron_device.h"
 #include "firmware/neuron_platform.h"
+#include "sim/run/heap_blocks.h"
 #include "sim/run/pipeline.h"
 
 namespace npusim::sim::neuron {
@@ -92,6 +93,7 @@ class NeuronSteps : public Workload {
   std::map<std::string, uint64_t> names_;
   std::set<std::string> failed_names_;
   std::map<HeapId, HeapTrack> heaps_;
+  HeapBlockTracker blocks_;  // the HTML report's heap map, only when tracing
   // A marker's time and its step (whose text the scenario keeps): 16 bytes per marker however
   // long the text, so a loop of a million markers stays small (issue 14).
   std::vector<std::pair<uint64_t, const Step*>> markers_;

@@ -71,7 +71,12 @@ class ChromeObserver : public RunObserver {
   }
   void instant(const std::string& track, const std::string& name, uint64_t t,
                const nlohmann::json& args) override {
-    t_.instant(track == "faults" ? faults_ : core_, name, us(t), args.is_object() ? args : nlohmann::json{});
+    // "heaps" and "memories" carry the HTML report's heap blocks and latency distributions.
+    const int row = track == "faults"     ? faults_
+                    : track == "heaps"    ? t_.track("heaps", "blocks", 0)
+                    : track == "memories" ? t_.track("memories", "latency", 0)
+                                          : core_;
+    t_.instant(row, name, us(t), args.is_object() ? args : nlohmann::json{});
   }
   void memory_bandwidth(const std::string& memory, uint64_t window_ps,
                         const std::vector<uint64_t>& bytes) override {

@@ -1,0 +1,47 @@
+// `npusim report REPORT.json [B.json] [--trace TRACE.json]... --html FILE`: the HTML report of
+// a run that already happened, or of two runs side by side (docs/report.md).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "sim/cli/commands.h"
+#include "sim/output/html_report.h"
+
+namespace npusim::sim {
+
+void register_report_command(CLI::App& app, Commands& cmds) {
+  auto* rep = app.add_subcommand("report", "Write the HTML report of one run, or of two side by side");
+  struct Args {
+    std::vector<std::string> reports, traces;
+    std::string html;
+  };
+  auto a = std::make_shared<Args>();
+  rep->add_option("REPORT", a->reports, "JSON report(s) of `npusim run --report` (one, or two to compare)")
+      ->required()
+      ->expected(1, 2);
+  rep->add_option("--trace", a->traces,
+                  "Chrome trace of the run (`npusim run --trace`); give it once per report, in order")
+      ->allow_extra_args(false);
+  rep->add_option("--html", a->html, "Write the self-contained HTML report to FILE")->required();
+  rep->callback([a, &cmds] {
+    if (!a->traces.empty() && a->traces.size() != a->reports.size()) {
+      std::cerr << "npusim: error: --trace: " << a->traces.size() << " trace(s) for "
+                << a->reports.size() << " report(s): give one --trace per report, or none\n";
+      cmds.exit_code = 2;
+      return;
+    }
+    std::vector<HtmlRun> runs;
+    for (size_t i = 0; i < a->reports.size(); ++i)
+      runs.push_back(HtmlRun{a->reports[i], a->traces.empty() ? std::string() : a->traces[i]});
+    try {
+      write_html_report(runs, a->html);
+    } catch (const std::exception& e) {
+      std::cerr << "npusim: error: " << e.what() << '\n';
+      cmds.exit_code = 2;
+      return;
+    }
+    std::cout << "  html: " << a->html << " (open it in a browser; it needs no network)\n";
+  });
+}
+
+}  // namespace npusim::sim
