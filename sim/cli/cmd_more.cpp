@@ -9,6 +9,7 @@ void register_more_commands(CLI::App& app, Commands& cmds) {
   register_run_command(app, cmds);
   register_traffic_command(app, cmds);
   register_check_windows_command(app, cmds);
+  register_sweep_command(app, cmds);
 }
 
 }  // namespace npusim::sim

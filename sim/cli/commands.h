@@ -15,6 +15,8 @@ struct Commands {
 void register_heap_commands(CLI::App& app, Commands& cmds);
 // `npusim run`.
 void register_run_command(CLI::App& app, Commands& cmds);
+// `npusim sweep` (sim/cli/cmd_sweep.cpp).
+void register_sweep_command(CLI::App& app, Commands& cmds);
 // Subcommands added by later work (traffic, run, check-windows).
 void register_more_commands(CLI::App& app, Commands& cmds);
 
