@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages npusim needs, if any is missing. Run as root.
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config libsystemc-dev catch2 libspdlog-dev libfmt-dev libyaml-cpp-dev
-      nlohmann-json3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev)
+      nlohmann-json3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev
+      slurm-wlm munge)  # slurm-wlm, munge: the single-node Slurm test (tests/slurm/)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
