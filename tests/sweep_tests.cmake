@@ -15,3 +15,10 @@ add_test(NAME slurm.sweep
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/slurm_sweep.sh $<TARGET_FILE:npusim>
                  ${CMAKE_CURRENT_SOURCE_DIR}/slurm/sweep.yaml)
 set_tests_properties(slurm.sweep PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK slurm LABELS slurm)
+
+# The CMake package: install into a temporary prefix, build tests/consumer against it, run it.
+add_test(NAME package.consumer
+         COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK=${PROJECT_BINARY_DIR}/consumer-test -DCXX=${CMAKE_CXX_COMPILER}
+                 -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER} -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
+set_tests_properties(package.consumer PROPERTIES TIMEOUT 900 LABELS package)
