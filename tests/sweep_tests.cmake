@@ -5,7 +5,7 @@ target_link_libraries(test_sweep PRIVATE npusim_sim Catch2::Catch2 npusim_flags)
 target_compile_definitions(test_sweep PRIVATE NPUSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catch_discover_tests(test_sweep)
 
-foreach(case local resume reject point_collect interrupt)
+foreach(case local resume reject point_collect interrupt doc_example)
   add_test(NAME sweep.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_cli.sh $<TARGET_FILE:npusim> ${case})
 endforeach()

@@ -238,7 +238,8 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
 }
 
 int run_point(const std::string& dir, std::size_t index) {
-  const Plan plan = read_plan(dir);
+  Plan plan = read_plan(dir);
+  plan.npusim = self_exe();  // this npusim runs the point (NPUSIM= in the Slurm scripts picks it)
   if (index >= plan.points.size())
     throw InputError((fs::path(dir) / "plan.json").string(), 0, std::to_string(index),
                      fmt::format("no such point: the sweep has points 0 to {}", plan.points.size() - 1));

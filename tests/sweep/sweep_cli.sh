@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end checks of `npusim sweep` that run points as processes (no Slurm needed).
-#   sweep_cli.sh NPUSIM CASE     CASE: local | resume | reject | point_collect | interrupt
+#   sweep_cli.sh NPUSIM CASE     CASE: local | resume | reject | point_collect | interrupt | doc_example
 set -euo pipefail
 npusim=$1
 case_=$2
@@ -97,6 +97,16 @@ interrupt)
   done_=$(grep -c ',ok,0,' "$work/out/results.csv" || true)
   [ "$done_" -ge 10 ] && [ "$done_" -lt 400 ] || fail "$done_ points ok after the stop"
   grep -q ',not_run,' "$work/out/results.csv" || fail "the unrun points are not recorded as not_run"
+  ;;
+doc_example)
+  # The sweep file of docs/sweep.md validates (its scenario path is relative to docs/).
+  src=$(cd "$here/../.." && pwd)
+  mkdir -p "$work/docs"
+  ln -s "$src/scenarios" "$work/scenarios"
+  awk '/^```yaml$/ { on = 1; next } on && /^```$/ { exit } on' "$src/docs/sweep.md" > "$work/docs/example.yaml"
+  grep -q '^grid:' "$work/docs/example.yaml" || fail "no sweep example in docs/sweep.md"
+  "$npusim" sweep "$work/docs/example.yaml" --dry-run > "$work/stdout" || fail "the example does not validate"
+  grep -q "sweep hbm-vs-dma: 60 points, all valid" "$work/stdout" || fail "$(cat "$work/stdout")"
   ;;
 *) fail "unknown case $case_" ;;
 esac
