@@ -1,6 +1,7 @@
 // `npusim sweep`: many runs, one process per point, locally (-j N) or as a Slurm job array
 // (docs/sweep.md).
 #include <CLI/CLI.hpp>
+#include <sched.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -14,6 +15,13 @@
 namespace npusim::sim {
 
 namespace {
+
+// The cores this process may run on (a Slurm allocation or taskset limits them), at least 1.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // 0 when every point ran and passed, 1 when one failed or did not run.
 int summary_code(const sweep::Summary& s) { return s.failed == 0 && s.missing == 0 ? 0 : 1; }
@@ -75,7 +83,7 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
       const std::string dir = a->out.empty() ? "sweep_" + plan.name : a->out;
       sweep::write_plan(plan, dir);
       sweep::LocalOptions opt;
-      opt.jobs = a->jobs ? a->jobs : std::max(1u, std::thread::hardware_concurrency());
+      opt.jobs = a->jobs ? a->jobs : usable_cores();
       opt.progress = !a->quiet;
       const auto ran = sweep::run_local(plan, dir, opt, std::cerr);
       const auto s = sweep::collect(dir);

@@ -32,11 +32,13 @@ struct SlurmSpec {
 struct SweepScenario {
   std::string path;
   Where at;
+  std::string digest;  // of the file's text (a changed scenario reruns its points on resume)
 };
 
 struct Point {
   std::size_t index = 0;
   std::string scenario;                                     // as in SweepScenario::path
+  std::string scenario_digest;                              // SweepScenario::digest
   std::vector<std::pair<std::string, std::string>> sets;    // --set key=value, in order
   std::vector<Where> set_at;                                // where each value was written
   unsigned rep = 0;                                         // 0 .. repeat-1

@@ -1,18 +1,14 @@
-// The sweep file: parsing, expansion into points, the plan file, per-point validation.
+// The sweep file: parsing, expansion into points, the plan file.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 
-#include "sim/input/platform_config.h"
 #include "sim/input/yaml_input.h"
-#include "sim/run/scenario_runner.h"
-#include "sim/run/snitch_platform.h"
-#include "sim/run/snitch_run.h"
+#include "sim/run/scenario_runner.h"  // default_scenario_text (layering: see sweep_validate.cpp)
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/sweep.h"
 
@@ -54,6 +50,13 @@ class SweepInput : public YamlInput {
     return v;
   }
 };
+
+// FNV-1a (64 bit) of a scenario's text, in hex: cheap, and enough to see that a file changed.
+std::string digest(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
+}
 
 struct Override {
   std::string key, value;
@@ -130,7 +133,8 @@ std::vector<std::vector<Override>> expand_list(const SweepInput& in, const YAML:
 nlohmann::ordered_json Point::to_json() const {
   nlohmann::ordered_json set = nlohmann::ordered_json::object();
   for (const auto& [k, v] : sets) set[k] = v;
-  nlohmann::ordered_json j{{"index", index}, {"scenario", scenario}, {"set", set}, {"rep", rep}};
+  nlohmann::ordered_json j{{"index", index}, {"scenario", scenario}, {"scenario_digest", scenario_digest},
+                           {"set", set}, {"rep", rep}};
   j["seed"] = seed ? nlohmann::ordered_json(*seed) : nlohmann::ordered_json(nullptr);
   return j;
 }
@@ -159,7 +163,9 @@ Plan plan_text(const std::string& text, const std::string& file) {
       path = p.lexically_normal().string();
       if (!fs::is_regular_file(path)) in.fail(n, fmt::format("scenario file '{}' does not exist", path));
     }
-    scenarios.push_back(SweepScenario{path, in.at(n)});
+    scenarios.push_back(SweepScenario{path, in.at(n),
+                                      digest(s == kDefaultScenario ? std::string(default_scenario_text())
+                                                                   : read_input_file(path, "scenario file"))});
   };
   if (root["scenario"] && root["scenarios"]) in.fail(root["scenarios"], "give scenario or scenarios, not both");
   if (const auto s = root["scenario"]) add_scenario(s);
@@ -167,7 +173,8 @@ Plan plan_text(const std::string& text, const std::string& file) {
     if (!s.IsSequence() || s.size() == 0) in.fail(s, "scenarios takes a non-empty list of scenario files (or default)");
     for (const auto& e : s) add_scenario(e);
   }
-  if (scenarios.empty()) scenarios.push_back(SweepScenario{kDefaultScenario, Where{file, 1, 1}});
+  if (scenarios.empty())
+    scenarios.push_back(SweepScenario{kDefaultScenario, Where{file, 1, 1}, digest(default_scenario_text())});
 
   std::vector<std::vector<Override>> combos;
   if (const auto g = root["grid"]) combos = expand_grid(in, g);
@@ -212,6 +219,7 @@ Plan plan_text(const std::string& text, const std::string& file) {
           Point p;
           p.index = plan.points.size();
           p.scenario = sc.path;
+          p.scenario_digest = sc.digest;
           p.rep = rep;
           std::set<std::string> in_point;
           for (const auto& o : combo) {
@@ -237,66 +245,6 @@ Plan plan_text(const std::string& text, const std::string& file) {
 }
 
 Plan plan_file(const std::string& path) { return plan_text(read_input_file(path, "sweep file"), path); }
-
-void validate(const Plan& plan) {
-  // Each scenario is parsed once; its `set:` applies before the point's overrides.
-  struct Parsed {
-    bool snitch = false;
-    std::string platform;
-    std::vector<Setting> set;
-  };
-  std::map<std::string, Parsed> parsed;
-  auto scenario = [&](const std::string& path) -> const Parsed& {
-    auto it = parsed.find(path);
-    if (it != parsed.end()) return it->second;
-    Parsed p;
-    std::vector<std::tuple<std::string, std::string, Where>> set;
-    if (path != kDefaultScenario && snitch::is_snitch_scenario(path, plan.platform)) {
-      const auto sc = snitch::load_file(path);
-      p.snitch = true;
-      p.platform = sc.platform;
-      set = sc.set;
-    } else {
-      const Scenario sc = path == kDefaultScenario ? parse_scenario(default_scenario_text(), default_scenario_name())
-                                                   : load_scenario_file(path);
-      p.platform = sc.platform;
-      set = sc.set;
-    }
-    if (!plan.platform.empty()) p.platform = plan.platform;
-    for (const auto& [k, v, at] : set) p.set.push_back(Setting{k, v, at});
-    return parsed.emplace(path, std::move(p)).first->second;
-  };
-  // Identical (scenario, overrides) are checked once: repeats and seeds share a profile.
-  std::set<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> checked;
-  for (const auto& pt : plan.points) {
-    const Parsed& sc = scenario(pt.scenario);
-    if (!checked.insert({pt.scenario, pt.sets}).second) continue;
-    std::vector<Setting> sets = sc.set;
-    for (std::size_t i = 0; i < pt.sets.size(); ++i)
-      sets.push_back(Setting{pt.sets[i].first, pt.sets[i].second,
-                             i < pt.set_at.size() ? pt.set_at[i] : Where{"point", 0, 0}});
-    try {
-      if (sc.snitch) load_snitch_platform(sc.platform, sets);
-      else load_platform(sc.platform, sets);
-    } catch (const InputError& e) {
-      std::string over;
-      for (const auto& [k, v] : pt.sets) over += fmt::format("{}{}={}", over.empty() ? "" : " ", k, v);
-      // The profile's reason without the place and token, which the rethrow adds again.
-      std::string why = e.what();
-      const std::string place = InputError(e.file(), e.line(), "", "", e.column()).what();
-      const std::string head = place.substr(0, place.find(" (at '')") - 1);  // "file:line:col:"
-      if (why.rfind(head, 0) == 0) why = why.substr(std::min(why.size(), head.size() + 1));
-      const std::string tail = " (at '" + e.token() + "')";
-      if (why.size() >= tail.size() && why.compare(why.size() - tail.size(), tail.size(), tail) == 0)
-        why.resize(why.size() - tail.size());
-      throw InputError(e.file(), e.line(), e.token(),
-                       fmt::format("point {} ({}{}{}) is rejected: {}", pt.index,
-                                   pt.scenario == kDefaultScenario ? "default" : fs::path(pt.scenario).filename().string(),
-                                   over.empty() ? "" : ", ", over, why),
-                       e.column());
-    }
-  }
-}
 
 std::string point_dir(const std::string& dir, std::size_t index) {
   return (fs::path(dir) / "points" / fmt::format("{:05d}", index)).string();
@@ -334,6 +282,7 @@ Plan Plan::from_json(const nlohmann::json& j, const std::string& file) {
       pt.index = e.at("index").get<std::size_t>();
       if (pt.index != p.points.size()) throw InputError(file, 0, e.at("index").dump(), "points are not numbered in order");
       pt.scenario = e.at("scenario").get<std::string>();
+      pt.scenario_digest = e.at("scenario_digest").get<std::string>();
       for (const auto& [k, v] : e.at("set").items()) pt.sets.emplace_back(k, v.get<std::string>());
       pt.rep = e.at("rep").get<unsigned>();
       if (!e.at("seed").is_null()) pt.seed = e.at("seed").get<std::string>();

@@ -54,6 +54,13 @@ resume)
   sed 's/\[1, 2\]/[1, 3]/' "$here/small.yaml" > "$work/changed.yaml"
   "$npusim" sweep "$work/changed.yaml" -j 2 -o "$work/out" > /dev/null 2> "$work/stderr" || true
   grep -q "5/5 points (2 ran, 3 skipped" "$work/stderr" || fail "changed sweep: $(cat "$work/stderr")"
+  # A changed scenario file: all its points run again.
+  cp "$here/../../scenarios/default.yaml" "$work/sc.yaml"
+  printf 'scenario: sc.yaml\ngrid: {dma.channels: [1, 2]}\n' > "$work/f.yaml"
+  "$npusim" sweep "$work/f.yaml" -j 2 -o "$work/f" > /dev/null 2>&1 || fail "sweep of a scenario file"
+  echo "# changed" >> "$work/sc.yaml"
+  "$npusim" sweep "$work/f.yaml" -j 2 -o "$work/f" > /dev/null 2> "$work/stderr" || true
+  grep -q "2/2 points (2 ran, 0 skipped" "$work/stderr" || fail "changed scenario: $(cat "$work/stderr")"
   ;;
 reject)
   set +e; "$npusim" sweep "$here/bad_point.yaml" -o "$work/out" > "$work/stdout" 2> "$work/stderr"; rc=$?; set -e

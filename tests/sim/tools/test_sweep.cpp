@@ -126,9 +126,10 @@ TEST_CASE("sweep: a bad sweep file is rejected naming the line, column and value
       {"name: a b\n", "s.yaml:1:7: name may hold letters"},
       {"grid: [1, 2]\n", "s.yaml:1:7: grid takes a map"},
   };
-  for (const auto& [text, want] : cases) {
+  for (const auto& c : cases) {
+    const std::string& text = c.first;  // a plain reference: C++17 lambdas cannot capture bindings
     INFO(text);
-    CHECK_THAT(error_of([&] { plan_text(text, "s.yaml"); }), Catch::Contains(want));
+    CHECK_THAT(error_of([&] { plan_text(text, "s.yaml"); }), Catch::Contains(c.second));
   }
 }
 
