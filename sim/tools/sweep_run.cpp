@@ -223,6 +223,11 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
     auto it = running.find(pid);
     if (it == running.end()) continue;
     const double secs = std::chrono::duration<double>(Clock::now() - it->second.start).count();
+    if (g_stop && WIFSIGNALED(wstatus) && (WTERMSIG(wstatus) == SIGINT || WTERMSIG(wstatus) == SIGTERM)) {
+      running.erase(it);  // ended by the stop, not by its own fault: left unrun (no status)
+      ++s.missing;
+      continue;
+    }
     const int code = finish_point(dir, it->second.index, wstatus, secs);
     running.erase(it);
     ++s.ran;
@@ -232,7 +237,7 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
   progress.update(s, 0, true);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  s.missing = todo.size() - std::min(todo.size(), next);
+  s.missing += todo.size() - std::min(todo.size(), next);
   if (g_stop) log << fmt::format("sweep: stopped by signal {}; {} points not run (rerun to resume)\n", static_cast<int>(g_stop), s.missing);
   return s;
 }

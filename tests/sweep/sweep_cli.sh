@@ -93,7 +93,7 @@ point_collect)
   ;;
 interrupt)
   # SIGTERM stops the sweep: running points end, finished ones are kept, a rerun resumes.
-  printf 'name: long\nrepeat: 400\n' > "$work/long.yaml"
+  printf 'name: long\nrepeat: 60\n' > "$work/long.yaml"
   "$npusim" sweep "$work/long.yaml" -j 2 -q -o "$work/out" > "$work/stdout" 2> "$work/stderr" &
   pid=$!
   for _ in $(seq 100); do [ -e "$work/out/points/00010/status.json" ] && break; sleep 0.1; done
@@ -102,8 +102,11 @@ interrupt)
   [ "$rc" = 130 ] || fail "exit $rc after SIGTERM, expected 130"
   grep -q "stopped by signal 15" "$work/stderr" || fail "no stop message: $(cat "$work/stderr")"
   done_=$(grep -c ',ok,0,' "$work/out/results.csv" || true)
-  [ "$done_" -ge 10 ] && [ "$done_" -lt 400 ] || fail "$done_ points ok after the stop"
+  [ "$done_" -ge 10 ] && [ "$done_" -lt 60 ] || fail "$done_ points ok after the stop"
   grep -q ',not_run,' "$work/out/results.csv" || fail "the unrun points are not recorded as not_run"
+  ! grep -q ',crashed,' "$work/out/results.csv" || fail "points ended by the stop are recorded as crashed"
+  "$npusim" sweep "$work/long.yaml" -j 2 -o "$work/out" > /dev/null 2> "$work/stderr" || fail "resume after the stop"
+  grep -q "60/60 points (.* ran, $done_ skipped, 0 failed)" "$work/stderr" || fail "resume: $(tail -n 1 "$work/stderr")"
   ;;
 doc_example)
   # The sweep file of docs/sweep.md validates (its scenario path is relative to docs/).
