@@ -51,6 +51,9 @@ std::string resources(const SlurmSpec& s) {
 std::size_t emit_slurm(const Plan& plan, const std::string& dir_in, std::size_t chunk, std::ostream& log) {
   if (chunk == 0) throw InputError("--chunk", 0, "0", "must be at least 1");
   const std::string dir = fs::absolute(dir_in).lexically_normal().string();
+  // #SBATCH lines are not shell-quoted, and Slurm expands % in --output.
+  if (dir.find_first_of(" \t\n%\"'\\") != std::string::npos)
+    throw InputError("--emit", 0, dir, "a Slurm sweep directory cannot hold spaces, quotes, '\\' or '%' (#SBATCH --output names it)");
   fs::create_directories(fs::path(dir) / "slurm");  // Slurm does not create --output directories
   write_plan(plan, dir);
   const std::size_t n = plan.points.size();

@@ -236,6 +236,8 @@ TEST_CASE("sweep: --emit slurm writes the array (chunks, resources) and an after
   CHECK_THAT(slurp(d / "out/submit.sh"), Catch::Contains("--dependency=afterany:\"$array\""));
   CHECK(read_plan((d / "out").string()).points.size() == 7);
   CHECK_THAT(error_of([&] { emit_slurm(p, (d / "x").string(), 0, log); }), Catch::Contains("--chunk"));
+  CHECK_THAT(error_of([&] { emit_slurm(p, (d / "a b").string(), 1, log); }), Catch::Contains("cannot hold spaces"));
+  CHECK_FALSE(fs::exists(d / "a b"));
   // More tasks than Slurm's default MaxArraySize: a warning that names --chunk.
   const Plan many = plan_text("repeat: 1002\n", "many.yaml");
   std::ostringstream warn;
