@@ -2,7 +2,8 @@
 # the libraries in P/lib, their headers in P/include/npusim (the torch API headers at its top,
 # as kernels include them: <torch/torch.h>, <neuron/neuron-utils.hpp>), the program in P/bin and
 # npusimConfig.cmake / npusimTargets.cmake in P/lib/cmake/npusim, with the namespaced targets
-# npusim::allocators, npusim::models, npusim::firmware, npusim::torch (+ npusim::flags, the
+# npusim::allocators, npusim::models, npusim::platforms, npusim::firmware, npusim::torch
+# (+ npusim::flags, the
 # link options the libraries were built with).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -10,10 +11,7 @@ include(CMakePackageConfigHelpers)
 set(NPUSIM_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/npusim)
 set(NPUSIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/npusim)
 # library target -> exported name (npusim::<name>)
-set(NPUSIM_EXPORTED allocators models firmware torch)
-if(TARGET npusim_platforms)
-  list(APPEND NPUSIM_EXPORTED platforms)
-endif()
+set(NPUSIM_EXPORTED allocators models platforms firmware torch)
 
 # The libraries name their include directories as source paths; an installed target must
 # name the installed ones. Wrap every source/build path (whoever added it) for the build tree.
@@ -40,10 +38,7 @@ install(TARGETS ${NPUSIM_EXPORTED_TARGETS} npusim_flags EXPORT npusimTargets
 install(TARGETS npusim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Headers, in the layout the sources include them by ("models/hbm.h").
-set(npusim_header_dirs allocators models firmware)
-if(TARGET npusim_platforms)
-  list(APPEND npusim_header_dirs platforms)
-endif()
+set(npusim_header_dirs allocators models platforms firmware)
 foreach(dir IN LISTS npusim_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" REGEX "firmware/torch/include" EXCLUDE)

@@ -1,5 +1,8 @@
 #include "firmware/neuron_platform.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace npusim::fw {
 
 NeuronPlatformConfig NeuronPlatformConfig::gpsimd() {
@@ -17,18 +20,34 @@ NeuronPlatformConfig NeuronPlatformConfig::gpsimd() {
   return c;
 }
 
-NeuronPlatform::NeuronPlatform(sc_core::sc_module_name name, const NeuronPlatformConfig& cfg)
-    : sc_core::sc_module(name),
-      memory("memory", cfg.memory),
-      core("mgmt_core", cfg.core),
-      dma("dma", cfg.dma),
-      firmware(core, &dma, cfg.firmware) {
-  core.bus.bind(memory.bus());
-  dma.bus.bind(memory.bus());
-  // The management core is the only initiator of its engine: a blocking transfer runs in the
-  // core's thread when its channel is idle (same result, no channel-thread switches).
-  dma.set_inline_execution(true);
+namespace {
+
+template <class T>
+T& first(const std::vector<T*>& v, const char* what) {
+  if (v.empty()) throw std::invalid_argument(std::string("a neuron-gpsimd topology needs ") + what);
+  return *v.front();
 }
+
+models::Sram& first_sram(const platforms::Platform& p) {
+  for (const auto& m : p.memories())
+    if (m.kind == platforms::Kind::kSram) return p.sram(m.name);
+  throw std::invalid_argument("a neuron-gpsimd topology needs an SRAM (the dataram)");
+}
+models::Hbm& first_hbm(const platforms::Platform& p) {
+  for (const auto& m : p.memories())
+    if (m.kind == platforms::Kind::kHbm) return p.hbm(m.name);
+  throw std::invalid_argument("a neuron-gpsimd topology needs an HBM");
+}
+
+}  // namespace
+
+NeuronPlatform::NeuronPlatform(sc_core::sc_module_name name, const NeuronPlatformConfig& cfg)
+    : platforms::Platform(name, cfg.topology,
+                          platforms::neuron_gpsimd_parameters(cfg.memory, cfg.core, cfg.dma)),
+      memory{first(interconnects(), "an interconnect"), first_sram(*this), first_hbm(*this)},
+      core(first(cores(), "a core")),
+      dma(first(dmas(), "a DMA engine")),
+      firmware(core, &dma, cfg.firmware) {}
 
 void NeuronPlatform::run(std::function<void(Firmware&)> program) {
   core.set_program([this, program](models::Core&) {

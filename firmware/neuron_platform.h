@@ -1,6 +1,8 @@
-// The neuron-gpsimd platform assembled in C++: memory system (dataram, HBM, interconnect), the
-// management core, the DMA engine and the firmware layer on the core. The scenario runner
-// builds it from a YAML profile; tests and benchmarks build it directly.
+// The neuron-gpsimd platform with the firmware layer on its first core: the hardware is a
+// platforms::Platform built from the configuration's topology (platforms/neuron_gpsimd.h by
+// default, or a profile's `topology:` section), the firmware runs on the topology's first
+// core and drives its first DMA engine. The scenario runner builds it from a YAML profile;
+// tests and benchmarks build it directly.
 #pragma once
 
 #include <exception>
@@ -12,7 +14,9 @@
 #include "firmware/firmware.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
-#include "models/memory_system.h"
+#include "models/memory_config.h"
+#include "platforms/neuron_gpsimd.h"
+#include "platforms/platform.h"
 
 namespace npusim::fw {
 
@@ -41,13 +45,23 @@ struct NeuronPlatformConfig {
   models::CoreConfig core;
   models::DmaConfig dma;
   FirmwareConfig firmware;
+  // What is built and how it is wired (the memories must include an SRAM and an HBM; the
+  // first core runs the firmware).
+  platforms::Topology topology = platforms::neuron_gpsimd_topology();
   // The GPSIMD defaults (public Neuron documentation): 1.4 GHz core, 64 KiB local data RAM
   // with 3-cycle latency and 512-bit width.
   static NeuronPlatformConfig gpsimd();
 };
 
-class NeuronPlatform : public sc_core::sc_module {
+class NeuronPlatform : public platforms::Platform {
  public:
+  // The first SRAM (dataram), the first HBM and the first interconnect of the topology.
+  struct Memories {
+    models::Interconnect& interconnect;
+    models::Sram& dataram;
+    models::Hbm& hbm;
+  };
+
   NeuronPlatform(sc_core::sc_module_name name, const NeuronPlatformConfig& cfg);
 
   // The management core runs `program` (with its firmware bound, so the device API of
@@ -56,9 +70,9 @@ class NeuronPlatform : public sc_core::sc_module {
   std::exception_ptr error() const { return error_; }
   bool finished() const { return core.finished(); }
 
-  models::MemorySystem memory;
-  models::Core core;
-  models::DmaEngine dma;
+  Memories memory;
+  models::Core& core;
+  models::DmaEngine& dma;
   Firmware firmware;
 
  private:

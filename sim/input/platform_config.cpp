@@ -12,6 +12,7 @@
 
 #include "allocators/neuron/neuron_layout.h"
 #include "models/memory_config.h"
+#include "sim/input/topology_input.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim {
@@ -131,6 +132,7 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
     for (const auto& kv : n) {
       const std::string k = kv.first.as<std::string>();
       const std::string key = prefix.empty() ? k : prefix + "." + k;
+      if (prefix.empty() && (k == "topology" || k == "extends")) continue;  // not settings
       if (kv.second.IsScalar()) out.push_back({key, kv.second.Scalar(), where(kv.first)});
       else if (kv.second.IsNull()) continue;
       else flatten(kv.second, key, file, out);
@@ -176,11 +178,36 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
     throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
   }
   if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
+  // `topology:` is the platform's structure (topology_input.h), read after the settings.
+  YAML::Node topology = root["topology"];
+  std::string topology_file = file;
   std::vector<Setting> settings;
+  // `extends: neuron-gpsimd`: the built-in profile's values (and topology) first, then this file's.
+  if (const YAML::Node base = root["extends"]) {
+    const std::string name = base.IsScalar() ? base.Scalar() : "";
+    const std::string base_text = builtin_profile(name);
+    if (base_text.empty())
+      throw InputError(file, base.Mark().line + 1, name, "extends: names a built-in profile (neuron-gpsimd)",
+                       base.Mark().column + 1);
+    const YAML::Node b = YAML::Load(base_text);
+    flatten(b, "", "<builtin:" + name + ">", settings);
+    if (!topology) {
+      topology = b["topology"];
+      topology_file = "<builtin:" + name + ">";
+    }
+  }
   flatten(root, "", file, settings);
   settings.insert(settings.end(), overrides.begin(), overrides.end());
 
   auto cfg = fw::NeuronPlatformConfig::gpsimd();
+  if (topology) {
+    cfg.topology = parse_topology(topology, topology_file, [&settings](const std::string& key) -> std::optional<uint64_t> {
+      std::optional<uint64_t> v;
+      for (const auto& s : settings)
+        if (s.key == key) v = parse_size(s.value);
+      return v;
+    });
+  }
   auto t = table(cfg);
   std::vector<models::Override> memory;
   std::map<std::string, Setting> memory_at;

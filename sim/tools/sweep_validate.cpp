@@ -12,7 +12,7 @@
 
 #include "sim/input/platform_config.h"
 #include "sim/run/scenario_runner.h"
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/sweep.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "sim/tools/heap_replay.h"
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
 
 using namespace npusim::sim;

@@ -1,4 +1,4 @@
-#include "sim/run/snitch_platform.h"
+#include "sim/input/snitch_profile.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -235,27 +235,6 @@ SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
     throw InputError(file, 0, "runtime", e.what());
   }
   return c;
-}
-
-SnitchSystem::SnitchSystem(sc_core::sc_module_name name, const SnitchPlatformConfig& cfg)
-    : sc_core::sc_module(name), cfg_(cfg), ic_("interconnect", cfg.interconnect), l3_("l3", cfg.l3) {
-  for (uint32_t k = 0; k < cfg.clusters; ++k) {
-    tcdms_.push_back(std::make_unique<models::Tcdm>(fmt::format("tcdm{}", k).c_str(), cfg.tcdm));
-    ic_.add_region(fmt::format("tcdm{}", k), cfg.tcdm_base(k), cfg.runtime.tcdm_size, k);
-  }
-  ic_.add_region("l3", cfg.l3.base, cfg.l3.size(), cfg.clusters);
-  for (auto& t : tcdms_) ic_.mem.bind(t->bus);
-  ic_.mem.bind(l3_.bus);
-  for (uint32_t k = 0; k < cfg.clusters; ++k) {
-    for (uint32_t i = 0; i < cfg.cores_per_cluster(); ++i) {
-      const std::string n = i < cfg.runtime.compute_cores ? fmt::format("c{}_core{}", k, i)
-                                                           : fmt::format("c{}_dm", k);
-      cores_.push_back(std::make_unique<models::Core>(n.c_str(), cfg.core));
-      cores_.back()->bus.bind(ic_.bus);
-    }
-    dmas_.push_back(std::make_unique<models::DmaEngine>(fmt::format("c{}_dma", k).c_str(), cfg.dma));
-    dmas_.back()->bus.bind(ic_.bus);
-  }
 }
 
 }  // namespace npusim::sim

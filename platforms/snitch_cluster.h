@@ -1,7 +1,8 @@
 // The snitch-cluster platform: N Snitch clusters (8 compute cores + 1 DM core each, a banked
-// TCDM and a DMA engine per cluster) sharing an L3 memory, behind one interconnect. The
-// profile is data (sim/platforms/snitch-cluster.yaml, docs/snitch-cluster.md documents every
-// key); scenarios override it with `set:` and `--set`.
+// TCDM and a DMA engine per cluster) sharing an L3 memory, behind one interconnect, built by
+// the generic builder (platform.h) from snitch_cluster_topology(). The profile is data
+// (sim/platforms/snitch-cluster.yaml, read by sim/input/snitch_profile.cpp;
+// docs/snitch-cluster.md documents every key); scenarios override it with `set:` and `--set`.
 //
 // Address map (cluster c, defaults):
 //   tcdm<c>  [tcdm.base + c * cluster.cluster_offset, + tcdm.size)  -> TCDM of cluster c
@@ -21,9 +22,9 @@
 #include "models/hbm.h"
 #include "models/interconnect.h"
 #include "models/snitch/tcdm.h"
-#include "sim/input/platform_config.h"
+#include "platforms/platform.h"
 
-namespace npusim::sim {
+namespace npusim::platforms {
 
 struct SnitchPlatformConfig {
   uint32_t clusters = 1;
@@ -48,37 +49,31 @@ struct SnitchPlatformConfig {
   }
 };
 
-// True if `name_or_path` is the built-in snitch-cluster profile or a profile file whose
-// top-level `platform:` is snitch-cluster.
-bool is_snitch_platform(const std::string& name_or_path);
-
-// Loads the profile (built-in name or file), applies the overrides in order and validates.
-// Throws InputError naming the file, line, key and value.
-SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
-                                          const std::vector<Setting>& overrides);
+// The description the generic builder wires: interconnect, l3, tcdm{i} (one per cluster),
+// then per cluster group: c{g}_core{i} (compute cores), c{g}_dm, c{g}_dma.
+Topology snitch_cluster_topology(const SnitchPlatformConfig& cfg);
+Parameters snitch_cluster_parameters(const SnitchPlatformConfig& cfg);
 
 // The assembled hardware.
-class SnitchSystem : public sc_core::sc_module {
+class SnitchSystem : public Platform {
  public:
   SnitchSystem(sc_core::sc_module_name name, const SnitchPlatformConfig& cfg);
 
   const SnitchPlatformConfig& config() const { return cfg_; }
   uint32_t clusters() const { return cfg_.clusters; }
   models::Core& core(uint32_t cluster, uint32_t idx) {
-    return *cores_[cluster * cfg_.cores_per_cluster() + idx];
+    return *cores()[cluster * cfg_.cores_per_cluster() + idx];
   }
   models::Tcdm& tcdm(uint32_t cluster) { return *tcdms_[cluster]; }
-  models::DmaEngine& dma(uint32_t cluster) { return *dmas_[cluster]; }
+  models::DmaEngine& dma(uint32_t cluster) { return *dmas()[cluster]; }
   models::Hbm& l3() { return l3_; }
   models::Interconnect& interconnect() { return ic_; }
 
  private:
   SnitchPlatformConfig cfg_;
-  models::Interconnect ic_;
-  models::Hbm l3_;
-  std::vector<std::unique_ptr<models::Tcdm>> tcdms_;
-  std::vector<std::unique_ptr<models::Core>> cores_;
-  std::vector<std::unique_ptr<models::DmaEngine>> dmas_;
+  models::Interconnect& ic_;
+  models::Hbm& l3_;
+  std::vector<models::Tcdm*> tcdms_;
 };
 
-}  // namespace npusim::sim
+}  // namespace npusim::platforms

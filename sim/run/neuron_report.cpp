@@ -1,0 +1,283 @@
+// Metrics, JSON report and summary of the Neuron-steps workload.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+
+#include "sim/run/neuron_steps.h"
+#include "sim/tools/heap_replay.h"
+
+namespace npusim::sim::neuron {
+
+namespace {
+
+// --- expectations ---
+
+const std::set<std::string>& fixed_metric_keys() {
+  static const std::set<std::string> k = {
+      "duration", "violations", "window_violations", "bus_errors", "alloc_failures", "faults",
+      "stack_overflows", "double_frees", "dma.bytes", "dma.descriptors", "hbm.bytes",
+      "hbm.requests", "hbm.row_hit_rate", "hbm.latency_mean_cycles", "dataram_memory.bytes",
+      "stack.high_water", "stack.hbm_high_water", "core.busy_ns", "core.idle_ns", "steps"};
+  return k;
+}
+const char* kHeapFields[] = {"peak_used", "descriptors_peak", "exhaustion_events", "free_bytes",
+                             "largest_free", "alloc_failures", "fragmentation", "unused_bytes"};
+
+}  // namespace
+
+void NeuronSteps::check_expectation_keys() const {
+  for (const auto& e : sc_.expect) {
+    if (fixed_metric_keys().count(e.key)) continue;
+    const auto dot = e.key.find('.');
+    bool ok = false;
+    if (dot != std::string::npos) {
+      const std::string h = e.key.substr(0, dot), field = e.key.substr(dot + 1);
+      if (h == "hbm" || h == "dataram" || h == "libc")
+        for (const char* f : kHeapFields) ok = ok || field == f;
+    }
+    if (!ok)
+      throw InputError(e.at.file, e.at.line, e.key,
+                       "unknown expectation key (see docs/scenarios.md: duration, violations, "
+                       "alloc_failures, faults, stack_overflows, dataram.peak_used, ...)",
+                       e.at.column);
+  }
+}
+
+std::map<std::string, double> NeuronSteps::metrics() const {
+  std::map<std::string, double> m;
+  const auto& cs = p_->core.stats();
+  uint64_t window = 0, bus = 0;
+  for (const auto& f : p_->dma.faults()) (f.kind == models::DmaFault::kWindow ? window : bus)++;
+  const bool core_bus_error = fault_ && fault_->kind == "bus error";
+  uint64_t dma_bytes = 0, dma_desc = 0;
+  for (const auto& c : p_->dma.channel_stats()) {
+    dma_bytes += c.bytes;
+    dma_desc += c.descriptors;
+  }
+  uint64_t end = ps(cs.end);
+  for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  m["duration"] = static_cast<double>(end) / 1e3;
+  m["violations"] = m["window_violations"] = static_cast<double>(window);
+  m["bus_errors"] = static_cast<double>(bus + (core_bus_error ? 1 : 0));
+  uint64_t af = 0;
+  for (const auto& [id, t] : heaps_) af += t.alloc_failures;
+  m["alloc_failures"] = static_cast<double>(af);
+  m["faults"] = fault_ ? 1 : 0;
+  m["stack_overflows"] = fault_ && fault_->kind == "stack overflow" ? 1 : 0;
+  m["double_frees"] = static_cast<double>(double_frees_);
+  m["dma.bytes"] = static_cast<double>(dma_bytes);
+  m["dma.descriptors"] = static_cast<double>(dma_desc);
+  const auto& hs = p_->memory.hbm.stats();
+  m["hbm.bytes"] = static_cast<double>(hs.bytes());
+  m["hbm.requests"] = static_cast<double>(hs.requests());
+  m["hbm.row_hit_rate"] = hs.row_hit_rate();
+  m["hbm.latency_mean_cycles"] = hs.latency_cycles.mean();
+  m["dataram_memory.bytes"] = static_cast<double>(p_->memory.dataram.stats().bytes());
+  m["stack.high_water"] = p_->firmware.stack().high_water;
+  m["stack.hbm_high_water"] = p_->firmware.stack().hbm_high_water;
+  m["core.busy_ns"] = (cs.memory_time + cs.compute_time).to_seconds() * 1e9;
+  m["core.idle_ns"] = cs.wait_time.to_seconds() * 1e9;
+  m["steps"] = static_cast<double>(steps_done_);
+  for (HeapId id : kHeaps) {
+    const std::string h = alloc::neuron::heap_name(id);
+    auto it = heaps_.find(id);
+    const HeapTrack t = it == heaps_.end() ? HeapTrack{} : it->second;
+    m[h + ".peak_used"] = static_cast<double>(t.peak_used);
+    m[h + ".descriptors_peak"] = static_cast<double>(t.peak_descriptors);
+    m[h + ".exhaustion_events"] =
+        static_cast<double>(p_->firmware.heaps().heap(id).descriptor_exhaustion_events());
+    m[h + ".free_bytes"] = static_cast<double>(t.free_bytes);
+    m[h + ".largest_free"] = static_cast<double>(t.largest_free);
+    m[h + ".alloc_failures"] = static_cast<double>(t.alloc_failures);
+    m[h + ".fragmentation"] = t.worst_fragmentation;
+    m[h + ".unused_bytes"] = static_cast<double>(t.unused_fw);
+  }
+  return m;
+}
+
+
+Json channel_json(size_t ch, const models::DmaChannelStats& c) {
+  const double busy_ns = c.busy.to_seconds() * 1e9;
+  return Json{{"channel", ch},
+              {"descriptors", c.descriptors},
+              {"bytes", c.bytes},
+              {"bursts", c.bursts},
+              {"rejected", c.rejected},
+              {"errors", c.errors},
+              {"busy_ns", busy_ns},
+              {"throughput_gbps", busy_ns > 0 ? static_cast<double>(c.bytes) / busy_ns : 0.0}};
+}
+
+Json memory_json(const models::MemoryStats& s, double clock_ns) {
+  return Json{{"reads", s.reads},
+              {"writes", s.writes},
+              {"bytes", s.bytes()},
+              {"errors", s.errors},
+              {"latency_mean_ns", s.latency_cycles.mean() * clock_ns},
+              {"latency_p99_ns", static_cast<double>(s.latency_cycles.percentile(0.99)) * clock_ns},
+              {"latency_max_ns", static_cast<double>(s.latency_cycles.max()) * clock_ns},
+              {"row_hits", s.row_hits},
+              {"row_misses", s.row_misses},
+              {"row_conflicts", s.row_conflicts},
+              {"row_hit_rate", s.row_hit_rate()},
+              {"bank_conflicts", s.bank_conflicts},
+              {"refreshes", s.refreshes}};
+}
+
+Json violation_json(const models::DmaFault& f) {
+  Json j{{"kind", f.kind == models::DmaFault::kWindow ? "window" : "bus_error"},
+         {"time_ns", f.time.to_seconds() * 1e9},
+         {"channel", f.channel},
+         {"descriptor", Json{{"src", f.desc.src}, {"dst", f.desc.dst}, {"len", f.desc.len}}},
+         {"call_site", f.desc.call_site}};
+  if (f.kind == models::DmaFault::kWindow) {
+    j["rule"] = f.finding.rule;
+    j["side"] = f.finding.side;
+    j["bound"] = f.finding.bound;
+    j["bound_value"] = f.finding.bound_value;
+    j["range"] = Json::array({f.finding.addr, f.finding.end});
+    j["assertion"] = f.finding.text;
+    j["firmware_assertion_passes"] = f.finding.start_inside;
+  } else {
+    j["address"] = f.bus_addr;
+  }
+  j["message"] = f.message;
+  return j;
+}
+
+Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) const {
+  const auto m = metrics();
+  Json r = report_head(sc_.name, sc_.file, sc_.description, platform_name_,
+                       run_settings(sc_.set, opt_));
+  r["policies"] = Json{{"dma_window", sc_.dma_window_policy}, {"on_alloc_failure", sc_.alloc_failure_policy}};
+  Json outcome{{"exit_code", exit_code},
+               {"status", fault_ ? "fault" : exit_code == 0 ? "ok" : "expectations_failed"}};
+  if (fault_)
+    outcome["fault"] = Json{{"kind", fault_->kind}, {"message", fault_->message},
+                            {"time_ns", static_cast<double>(fault_->time_ps) / 1e3}, {"step", fault_->where}};
+  else
+    outcome["fault"] = nullptr;
+  outcome["expectations"] = expectations;
+  r["outcome"] = outcome;
+  r["duration_ns"] = m.at("duration");
+  // The firmware's core first, then any other core of the platform.
+  auto core_json = [](const models::Core& c, double busy_ns, double idle_ns) {
+    const auto& cs = c.stats();
+    return Json{{"name", c.basename()},
+                {"busy_ns", busy_ns},
+                {"idle_ns", idle_ns},
+                {"memory_ns", cs.memory_time.to_seconds() * 1e9},
+                {"compute_ns", cs.compute_time.to_seconds() * 1e9},
+                {"compute_cycles", cs.compute_cycles},
+                {"loads", cs.loads},
+                {"stores", cs.stores},
+                {"dmi_accesses", cs.dmi_accesses},
+                {"bus_transactions", cs.bus_transactions}};
+  };
+  Json cores = Json::array({core_json(p_->core, m.at("core.busy_ns"), m.at("core.idle_ns"))});
+  for (const models::Core* c : p_->cores()) {
+    if (c == &p_->core) continue;
+    const auto& cs = c->stats();
+    cores.push_back(core_json(*c, (cs.memory_time + cs.compute_time).to_seconds() * 1e9, cs.wait_time.to_seconds() * 1e9));
+  }
+  r["cores"] = cores;
+  Json heaps = Json::object();
+  for (HeapId id : kHeaps) {
+    const std::string h = alloc::neuron::heap_name(id);
+    auto it = heaps_.find(id);
+    if (it == heaps_.end() || !it->second.initialised) continue;
+    const HeapTrack& t = it->second;
+    heaps[h] = Json{{"pool_size", t.pool_size},
+                    {"descriptors", t.num_blocks},
+                    {"allocations", t.allocs},
+                    {"alloc_failures", t.alloc_failures},
+                    {"frees", t.frees},
+                    {"free_errors", t.free_errors},
+                    {"peak_used", t.peak_used},
+                    {"descriptors_peak", t.peak_descriptors},
+                    {"exhaustion_events", m.at(h + ".exhaustion_events")},
+                    {"worst_fragmentation", t.worst_fragmentation},
+                    {"final_free_bytes", t.free_bytes},
+                    {"final_allocated_bytes", t.allocated_bytes},
+                    {"final_largest_free", t.largest_free},
+                    {"unused_bytes_firmware", t.unused_fw},
+                    {"unused_bytes_true", t.unused_true}};
+  }
+  r["heaps"] = heaps;
+  r["memories"] = Json{{"dataram", memory_json(p_->memory.dataram.stats(), cfg_.memory.dataram.clock_ns)},
+                       {"hbm", memory_json(p_->memory.hbm.stats(), cfg_.memory.hbm.tck_ns)}};
+  Json chans = Json::array();
+  const auto& st = p_->dma.channel_stats();
+  for (size_t i = 0; i < st.size(); ++i) chans.push_back(channel_json(i, st[i]));
+  r["dma"] = Json{{"channels", chans}};
+  Json viol = Json::array();
+  for (const auto& f : p_->dma.faults()) viol.push_back(violation_json(f));
+  r["violations"] = viol;
+  const auto& stk = p_->firmware.stack();
+  r["stack"] = Json{{"hbm_stack", stk.hbm_stack},
+                    {"hbm_stack_size", stk.hbm_stack_size},
+                    {"switched", stk.switched},
+                    {"high_water", stk.high_water},
+                    {"hbm_high_water", stk.hbm_high_water}};
+  Json marks = Json::array();
+  for (const auto& [t, text] : markers_) marks.push_back(Json{{"time_ns", static_cast<double>(t) / 1e3}, {"text", text}});
+  r["markers"] = marks;
+  r["layout_warnings"] = layout_warnings_;
+  Json metrics_json = Json::object();
+  for (const auto& [k, v] : m) metrics_json[k] = v;
+  r["metrics"] = metrics_json;
+  return r;
+}
+
+void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Json>& expectations,
+                          int exit_code) const {
+  const auto m = metrics();
+  out << fmt::format("npusim run: {} on {}\n", sc_.name.empty() ? sc_.file : sc_.name, platform_name_);
+  out << fmt::format("  simulated time   {}\n", human_ns(m.at("duration")));
+  out << fmt::format("  {:<16} busy {} (memory {}, compute {}), idle {}\n", p_->core.basename(),
+                     human_ns(m.at("core.busy_ns")), human_ns(r["cores"][0]["memory_ns"].get<double>()),
+                     human_ns(r["cores"][0]["compute_ns"].get<double>()), human_ns(m.at("core.idle_ns")));
+  for (const auto& [h, j] : r["heaps"].items()) {
+    out << fmt::format("  heap {:<8}    peak {} of {}, {} allocs ({} failed), {} frees ({} bad), "
+                       "descriptors peak {}/{}, exhaustion events {}, worst fragmentation {:.1f}%\n",
+                       h, human_bytes(j["peak_used"].get<double>()), human_bytes(j["pool_size"].get<double>()),
+                       j["allocations"].get<uint64_t>(), j["alloc_failures"].get<uint64_t>(),
+                       j["frees"].get<uint64_t>(), j["free_errors"].get<uint64_t>(),
+                       j["descriptors_peak"].get<uint64_t>(), j["descriptors"].get<uint64_t>(),
+                       j["exhaustion_events"].get<double>(), 100.0 * j["worst_fragmentation"].get<double>());
+  }
+  for (const char* mem : {"dataram", "hbm"}) {
+    const auto& j = r["memories"][mem];
+    if (j["bytes"].get<uint64_t>() == 0) continue;
+    std::string extra;
+    if (std::string(mem) == "hbm")
+      extra = fmt::format(", row hit rate {:.1f}%", 100.0 * j["row_hit_rate"].get<double>());
+    const double dur = m.at("duration");
+    out << fmt::format("  memory {:<8}  {} in {} requests ({:.2f} GB/s over the run), latency mean {} p99 {}{}\n", mem,
+                       human_bytes(j["bytes"].get<double>()), j["reads"].get<uint64_t>() + j["writes"].get<uint64_t>(),
+                       dur > 0 ? j["bytes"].get<double>() / dur : 0.0,
+                       human_ns(j["latency_mean_ns"].get<double>()), human_ns(j["latency_p99_ns"].get<double>()), extra);
+  }
+  for (const auto& c : r["dma"]["channels"]) {
+    if (c["descriptors"].get<uint64_t>() == 0) continue;
+    out << fmt::format("  dma channel {}    {} descriptors, {}, {:.2f} GB/s while busy{}\n",
+                       c["channel"].get<uint64_t>(), c["descriptors"].get<uint64_t>(),
+                       human_bytes(c["bytes"].get<double>()), c["throughput_gbps"].get<double>(),
+                       c["rejected"].get<uint64_t>() ? fmt::format(", {} rejected", c["rejected"].get<uint64_t>()) : "");
+  }
+  if (r["stack"]["hbm_stack"].get<uint64_t>() != 0)
+    out << fmt::format("  hbm stack        {} at 0x{:x}, high-water {}\n",
+                       human_bytes(r["stack"]["hbm_stack_size"].get<double>()),
+                       r["stack"]["hbm_stack"].get<uint64_t>(), human_bytes(r["stack"]["hbm_high_water"].get<double>()));
+  for (const auto& w : layout_warnings_) out << "  layout warning: " << w << "\n";
+  for (const auto& v : p_->dma.faults()) out << "  " << v.message << "\n";
+  if (fault_) out << fmt::format("  FAULT ({}) at {}: {}\n", fault_->kind, human_ns(static_cast<double>(fault_->time_ps) / 1e3), fault_->message);
+  for (const auto& e : expectations)
+    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(),
+                       e["expected"].get<std::string>(), e["ok"].get<bool>() ? "ok" : "FAILED",
+                       e["actual"].get<double>());
+  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+}
+
+}  // namespace npusim::sim::neuron

@@ -1,0 +1,104 @@
+// The Neuron-steps workload of the run pipeline (pipeline.h): a scenario's program (or a
+// custom op) on the management core of a neuron-gpsimd platform, with the firmware on it.
+// The interpreter runs in the core's thread (neuron_steps.cpp); metrics, report and summary
+// are in neuron_report.cpp.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "allocators/neuron/neuron_heaps.h"
+#include "firmware/neuron_device.h"
+#include "firmware/neuron_platform.h"
+#include "sim/run/pipeline.h"
+
+namespace npusim::sim::neuron {
+
+using alloc::neuron::HeapId;
+using Json = nlohmann::ordered_json;
+
+inline const HeapId kHeaps[] = {HeapId::kHbm, HeapId::kDataram, HeapId::kLibc};
+
+struct HeapTrack {
+  bool initialised = false;
+  uint64_t peak_used = 0, peak_descriptors = 0, alloc_failures = 0, frees = 0, allocs = 0;
+  uint64_t free_errors = 0;
+  double worst_fragmentation = 0;
+  uint64_t free_bytes = 0, allocated_bytes = 0, largest_free = 0, descriptors = 0;
+  uint64_t unused_fw = 0, unused_true = 0, pool_size = 0, num_blocks = 0;
+};
+
+inline uint64_t ps(const sc_core::sc_time& t) { return to_ps(t); }
+
+Json channel_json(size_t ch, const models::DmaChannelStats& c);
+Json memory_json(const models::MemoryStats& s, double clock_ns);
+Json violation_json(const models::DmaFault& f);
+
+class NeuronSteps : public Workload {
+ public:
+  NeuronSteps(const Scenario& sc, const RunOptions& opt) : sc_(sc), opt_(opt) {}
+
+  void prepare() override;
+  void build() override;
+  void attach(std::vector<std::unique_ptr<RunObserver>>& observers) override;
+  void start() override;
+  void collect() override;
+  std::map<std::string, double> metrics() const override;
+  bool fails(bool has_expectations) const override;
+  void finish_outputs(const std::map<std::string, double>& metrics) override;
+  Json report(int exit_code, const std::vector<Json>& expectations) const override;
+  void summary(std::ostream& out, const Json& report, const std::vector<Json>& expectations,
+               int exit_code) const override;
+
+ private:
+  // --- the interpreter (runs in the core's thread) ---
+  void exec(const std::vector<Step>& steps);
+  void exec(const Step& s);
+  uint64_t resolve(const AddrExpr& e);
+  [[noreturn]] void runtime_error(const Step& s, const std::string& why);
+  void sample(HeapId id);
+  void count_heap_op(HeapId id, bool is_alloc, int status) {
+    HeapTrack& t = heaps_[id];
+    if (is_alloc) {
+      ++t.allocs;
+      if (status != 0) ++t.alloc_failures;
+    } else {
+      ++t.frees;
+      if (status != 0) {
+        ++t.free_errors;
+        ++double_frees_;
+      }
+    }
+  }
+  fw::TransferMethod method_of(const Step& s) const;
+  void check_expectation_keys() const;
+
+  const Scenario& sc_;
+  const RunOptions& opt_;
+  std::vector<std::unique_ptr<RunObserver>> obs_;
+  fw::NeuronPlatformConfig cfg_;
+  std::string platform_name_;
+  fw::CustomOpFn op_ = nullptr;
+  std::unique_ptr<fw::NeuronPlatform> p_;
+  std::map<std::string, uint64_t> names_;
+  std::set<std::string> failed_names_;
+  std::map<HeapId, HeapTrack> heaps_;
+  std::vector<std::pair<uint64_t, std::string>> markers_;
+  std::vector<std::string> layout_warnings_;
+  const Step* current_ = nullptr;
+  std::optional<Fault> fault_;
+  uint64_t double_frees_ = 0;
+  struct OpenCall {
+    std::string name, args;
+    uint64_t start;
+  };
+  std::vector<OpenCall> calls_;
+  uint64_t steps_done_ = 0;
+  Progress progress_;
+};
+
+}  // namespace npusim::sim::neuron

@@ -1,0 +1,153 @@
+#include "sim/run/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+#include <systemc>
+
+#include "allocators/xmem/xmem_heap.h"
+#include "firmware/firmware.h"
+#include "models/core.h"
+#include "models/dma_engine.h"
+
+namespace npusim::sim {
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
+}
+}  // namespace
+
+uint64_t to_ps(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5); }
+
+bool interrupted() { return g_interrupted; }
+
+void simulate() {
+  g_interrupted = false;
+  auto old = std::signal(SIGINT, on_sigint);
+  sc_core::sc_start();
+  std::signal(SIGINT, old);
+}
+
+void Progress::tick(uint64_t steps, double simulated_us) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_ < std::chrono::seconds(2)) return;
+  last_ = now;
+  std::cerr << fmt::format("npusim: {} steps, simulated {:.3f} us\n", steps, simulated_us);
+}
+
+Fault classify_fault(std::exception_ptr e) {
+  Fault fl;
+  try {
+    std::rethrow_exception(e);
+  } catch (const models::DmaAbort& x) {
+    fl.kind = x.fault().kind == models::DmaFault::kWindow ? "dma window violation" : "dma bus error";
+    fl.message = x.what();
+  } catch (const models::BusError& x) {
+    fl.kind = "bus error";
+    fl.message = x.what();
+  } catch (const fw::FirmwareFault& x) {
+    fl.kind = fw::FirmwareFault::kind_name(x.kind());
+    fl.message = x.what();
+  } catch (const alloc::xmem::HeapCorrupted& x) {
+    fl.kind = "heap corrupted";
+    fl.message = x.what();
+  } catch (const RunFault& x) {
+    fl.kind = x.kind();
+    fl.message = x.what();
+  } catch (const std::exception& x) {
+    fl.kind = "error";
+    fl.message = x.what();
+  }
+  return fl;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((noinline)) void forget_unwound_frames() {
+  // The dead frames' redzones stay poisoned and later calls into uninstrumented libraries
+  // (fmt, SystemC) on that stack are reported as overflows: forget the frames below.
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  const uintptr_t span = static_cast<uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
+  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
+}
+#else
+void forget_unwound_frames() {}
+#endif
+
+std::string human_bytes(double b) {
+  if (b >= 1 << 30) return fmt::format("{:.2f} GiB", b / (1 << 30));
+  if (b >= 1 << 20) return fmt::format("{:.2f} MiB", b / (1 << 20));
+  if (b >= 1 << 10) return fmt::format("{:.2f} KiB", b / (1 << 10));
+  return fmt::format("{:.0f} B", b);
+}
+std::string human_ns(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
+
+bool evaluate_expectations(const std::vector<Expectation>& expect,
+                           const std::map<std::string, double>& metrics, std::vector<nlohmann::ordered_json>& report,
+                           std::vector<std::string>& failed) {
+  bool ok = true;
+  for (const auto& e : expect) {
+    const double actual = metrics.at(e.key);
+    const bool h = e.holds(actual);
+    ok = ok && h;
+    report.push_back(nlohmann::ordered_json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value},
+                          {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
+    if (!h)
+      failed.push_back(fmt::format("{}: {} {} {} but is {}", e.at.str(), e.key, e.op, e.text, actual));
+  }
+  return ok;
+}
+
+std::vector<Setting> run_settings(const std::vector<std::tuple<std::string, std::string, Where>>& set,
+                                  const RunOptions& opt) {
+  std::vector<Setting> out;
+  for (const auto& [k, v, w] : set) out.push_back(Setting{k, v, w});
+  out.insert(out.end(), opt.sets.begin(), opt.sets.end());
+  return out;
+}
+
+nlohmann::ordered_json report_head(const std::string& name, const std::string& file, const std::string& description,
+                 const std::string& platform, const std::vector<Setting>& settings) {
+  nlohmann::ordered_json r;
+  r["npusim_report_version"] = 1;
+  r["scenario"] = nlohmann::ordered_json{{"name", name}, {"file", file}, {"description", description}};
+  nlohmann::ordered_json overrides = nlohmann::ordered_json::array();
+  for (const auto& s : settings) overrides.push_back(nlohmann::ordered_json{{"key", s.key}, {"value", s.value}});
+  r["platform"] = nlohmann::ordered_json{{"name", platform}, {"overrides", overrides}};
+  return r;
+}
+
+RunResult run_pipeline(Workload& w, const std::vector<Expectation>& expect, std::ostream& out,
+                       std::vector<std::unique_ptr<RunObserver>> observers) {
+  w.prepare();
+  w.build();
+  w.attach(observers);
+  w.start();
+  w.run();
+  w.collect();
+  const auto m = w.metrics();
+  std::vector<nlohmann::ordered_json> exps;
+  RunResult res;
+  bool ok = evaluate_expectations(expect, m, exps, res.failed_expectations);
+  if (w.fails(!expect.empty())) ok = false;
+  res.exit_code = ok ? 0 : 1;
+  w.finish_outputs(m);
+  res.report = w.report(res.exit_code, exps);
+  w.summary(out, res.report, exps, res.exit_code);
+  return res;
+}
+
+}  // namespace npusim::sim

@@ -1,0 +1,95 @@
+// The one run pipeline of `npusim run`: parse -> build platform -> attach observers -> run the
+// workload on the cores -> evaluate expectations -> write summary, report, trace, VCD. The
+// workload kinds (Neuron steps: neuron_steps.h, Snitch programs: snitch_programs.h, torch
+// ops: torch_ops.cpp) plug into it as a Workload. What every kind shares is written once
+// here: the simulation with its Ctrl-C handling (simulate), progress lines (Progress), the
+// classification of a fault (classify_fault), expectations and the report's head.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/run/scenario_runner.h"
+
+namespace npusim::sim {
+
+// A fault of the run, classified.
+struct Fault {
+  std::string kind, message, where;
+  uint64_t time_ps = 0;
+};
+
+// An error a workload raises in a core's thread; `kind` is what the report calls it.
+class RunFault : public std::runtime_error {
+ public:
+  RunFault(std::string kind, const std::string& msg) : std::runtime_error(msg), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+};
+
+// The kind and message of an exception that ended a core's program: a DMA abort, a bus error,
+// a firmware fault, a corrupted heap, a RunFault, or anything else ("error").
+Fault classify_fault(std::exception_ptr e);
+
+// An exception thrown inside a core's thread unwinds frames on a SystemC coroutine stack,
+// which AddressSanitizer cannot clean up: after catching such an exception, call this in the
+// catching frame. A no-op without ASan.
+void forget_unwound_frames();
+
+// Runs the simulation to its end with the one Ctrl-C handler of a run: the first SIGINT sets
+// interrupted() (workloads poll it between steps and stop with a fault), a second one ends
+// the process. The hook for better signal handling.
+void simulate();
+bool interrupted();
+
+// Progress lines on stderr, at most every two seconds of host time.
+class Progress {
+ public:
+  void tick(uint64_t steps, double simulated_us);
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+uint64_t to_ps(const sc_core::sc_time& t);
+
+// A workload kind: the pipeline calls these in order.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Everything checkable before the simulation (profile, expectation keys, inputs): throws
+  // InputError.
+  virtual void prepare() = 0;
+  // The platform and the observers.
+  virtual void build() = 0;
+  virtual void attach(std::vector<std::unique_ptr<RunObserver>>& observers) = 0;
+  // The programs on the cores, then the simulation.
+  virtual void start() = 0;
+  virtual void run() { simulate(); }
+  // After the simulation: faults, final samples.
+  virtual void collect() = 0;
+  virtual std::map<std::string, double> metrics() const = 0;
+  // Whether the run fails whatever the expectations say (with or without expectations).
+  virtual bool fails(bool has_expectations) const = 0;
+  // Traces and observers' end, the report and the summary.
+  virtual void finish_outputs(const std::map<std::string, double>& metrics) = 0;
+  virtual nlohmann::ordered_json report(int exit_code, const std::vector<nlohmann::ordered_json>& expectations) const = 0;
+  virtual void summary(std::ostream& out, const nlohmann::ordered_json& report,
+                       const std::vector<nlohmann::ordered_json>& expectations, int exit_code) const = 0;
+};
+
+RunResult run_pipeline(Workload& w, const std::vector<Expectation>& expect, std::ostream& out,
+                       std::vector<std::unique_ptr<RunObserver>> observers);
+
+}  // namespace npusim::sim

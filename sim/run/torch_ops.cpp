@@ -1,0 +1,351 @@
+// The torch-op workload of the run pipeline (pipeline.h): builds the inputs, runs the
+// registered op on the GPSIMD cores (firmware/torch), compares the output with a host
+// computation; the pipeline checks the expectations and writes the summary and the JSON
+// report (docs/custom-ops.md).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "firmware/torch/runtime.h"
+#include "sim/tools/heap_replay.h"
+#include "sim/input/platform_config.h"
+#include "sim/run/pipeline.h"
+
+namespace npusim::sim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace tr = npusim::torchrt;
+
+std::string shape_text(const torch::Tensor& t) {
+  std::string s = fmt::format("{}[", torch::dtype_name(t.scalar_type()));
+  for (size_t i = 0; i < t.sizes().size(); ++i) s += fmt::format("{}{}", i ? "," : "", t.sizes()[i]);
+  return s + "]";
+}
+
+uint64_t fnv1a(const std::vector<uint8_t>& b) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t c : b) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Host computations of the example kernels, element by element in float, in the kernels'
+// order of operations: the simulated result must equal them exactly.
+using Reference = std::function<std::vector<float>(const std::vector<torch::Tensor>&)>;
+const std::map<std::string, Reference>& references() {
+  static const std::map<std::string, Reference> r = {
+      {"relu",
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i) {
+           const float x = static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)));
+           o[i] = x > 0.0f ? x : 0.0f;
+         }
+         return o;
+       }},
+      {"gelu",
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i) {
+           const float x = static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)));
+           const float k = 0.7978845608f;
+           o[i] = 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+         }
+         return o;
+       }},
+      {"clamp_unit",
+       [](const std::vector<torch::Tensor>& in) {
+         std::vector<float> o(static_cast<size_t>(in[0].numel()));
+         for (size_t i = 0; i < o.size(); ++i)
+           o[i] = std::min(1.0f, std::max(-1.0f, static_cast<float>(tr::element(in[0], static_cast<int64_t>(i)))));
+         return o;
+       }},
+      {"row_sum",
+       [](const std::vector<torch::Tensor>& in) {
+         const int64_t rows = in[0].size(0), cols = in[0].size(1);
+         std::vector<float> o(static_cast<size_t>(rows));
+         for (int64_t r = 0; r < rows; ++r) {
+           float acc = 0.0f;
+           for (int64_t c = 0; c < cols; ++c) acc += static_cast<float>(tr::element(in[0], r * cols + c));
+           o[static_cast<size_t>(r)] = acc;
+         }
+         return o;
+       }},
+      {"softmax_rows",
+       [](const std::vector<torch::Tensor>& in) {
+         const int64_t rows = in[0].size(0), cols = in[0].size(1);
+         std::vector<float> o(static_cast<size_t>(rows * cols));
+         for (int64_t r = 0; r < rows; ++r) {
+           float mx = static_cast<float>(tr::element(in[0], r * cols));
+           for (int64_t c = 1; c < cols; ++c) mx = std::max(mx, static_cast<float>(tr::element(in[0], r * cols + c)));
+           float sum = 0.0f;
+           std::vector<float> e(static_cast<size_t>(cols));
+           for (int64_t c = 0; c < cols; ++c) {
+             e[static_cast<size_t>(c)] = std::exp(static_cast<float>(tr::element(in[0], r * cols + c)) - mx);
+             sum += e[static_cast<size_t>(c)];
+           }
+           for (int64_t c = 0; c < cols; ++c) o[static_cast<size_t>(r * cols + c)] = e[static_cast<size_t>(c)] / sum;
+         }
+         return o;
+       }},
+  };
+  return r;
+}
+
+const std::set<std::string>& metric_keys() {
+  static const std::set<std::string> k = {
+      "duration", "cycles", "faults", "errors", "warnings", "mismatches", "cores", "dma.bytes",
+      "dma.descriptors", "hbm.bytes", "hbm.requests", "tcm.peak_used", "time.compute", "time.hbm",
+      "time.tcm", "time.dma", "time.stack", "time.call", "hbm_accesses", "api_calls"};
+  return k;
+}
+
+// The torch-op workload: the op on the GPSIMD cores (firmware/torch builds and simulates its
+// platform in run_op until that platform moves into platforms/), compared with the host
+// computation.
+class TorchOps : public Workload {
+ public:
+  TorchOps(const Scenario& sc, const RunOptions& opt) : sc_(sc), opt_(opt), t(*sc.torch_op) {}
+
+  void prepare() override {
+  const TorchOpSpec& t = *sc_.torch_op;
+  for (const auto& e : sc_.expect)
+    if (!metric_keys().count(e.key))
+      throw InputError(e.at.file, e.at.line, e.key,
+                       "unknown expectation key for a torch_op (duration, cycles, faults, errors, "
+                       "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma, ...)",
+                       e.at.column);
+  if (!t.reference.empty() && !references().count(t.reference))
+    throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, gelu, clamp_unit, row_sum, softmax_rows)", t.at.column);
+  sets_ = run_settings(sc_.set, opt_);
+  platform_ = opt_.platform_override.empty() ? sc_.platform : opt_.platform_override;
+  cfg_ = load_platform(platform_, sets_);
+
+  spec_.op = t.op;
+  spec_.multicore = t.multicore;
+  spec_.stack_size = t.stack_size;
+  spec_.tcm_cycles_per_element = t.tcm_cycles_per_element;
+  for (double d : t.scalars) spec_.scalars.emplace_back(d);
+  for (const auto& in : t.inputs) {
+    bool ok = false;
+    const auto dt = tr::parse_dtype(in.dtype, &ok);
+    if (!ok) throw InputError(in.at.file, in.at.line, in.dtype, "unknown dtype (float, bfloat16, half, int, char, short, byte)", in.at.column);
+    if (!in.file.empty()) {
+      auto x = tr::make_input(in.shape, dt, "zeros");
+      std::ifstream f(in.file, std::ios::binary);
+      if (!f) throw InputError(in.at.file, in.at.line, in.file, "cannot open the input file", in.at.column);
+      auto& host = x.impl()->host;
+      f.read(reinterpret_cast<char*>(host.data()), static_cast<std::streamsize>(host.size()));
+      if (static_cast<size_t>(f.gcount()) != host.size())
+        throw InputError(in.at.file, in.at.line, in.file,
+                         fmt::format("the file holds {} bytes; the input needs {}", f.gcount(), host.size()), in.at.column);
+      spec_.tensors.push_back(x);
+    } else {
+      try {
+        spec_.tensors.push_back(tr::make_input(in.shape, dt, in.init));
+      } catch (const std::invalid_argument& e) {
+        throw InputError(in.at.file, in.at.line, in.init, e.what(), in.at.column);
+      }
+    }
+  }
+  }
+  void build() override {}
+  void attach(std::vector<std::unique_ptr<RunObserver>>& observers) override {
+    obs_ = std::move(observers);
+    spec_.record = !obs_.empty();
+  }
+  void start() override {}
+  void run() override {
+  try {
+    r_ = tr::run_op(cfg_, spec_);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(t.at.file, t.at.line, t.op, e.what(), t.at.column);
+  }
+
+  }
+  void collect() override {
+  // Compare with the host computation.
+  if (!t.reference.empty() && r_.output.defined()) {
+    const auto want = references().at(t.reference)(spec_.tensors);
+    if (static_cast<size_t>(r_.output.numel()) != want.size()) {
+      mismatches_ = want.size();
+      first_mismatch_ = fmt::format("the output has {} elements, the reference {}", r_.output.numel(), want.size());
+    } else {
+      for (size_t i = 0; i < want.size(); ++i) {
+        const float got = static_cast<float>(tr::element(r_.output, static_cast<int64_t>(i)));
+        if (std::memcmp(&got, &want[i], 4) != 0) {
+          if (mismatches_++ == 0) first_mismatch_ = fmt::format("element {}: {} instead of {}", i, got, want[i]);
+        }
+      }
+    }
+  }
+  if (!t.output.empty() && r_.output.defined()) {
+    std::ofstream f(t.output, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(r_.output.impl()->host.data()), static_cast<std::streamsize>(r_.output.impl()->host.size()));
+  }
+
+  }
+  std::map<std::string, double> metrics() const override {
+  std::map<std::string, double> m;
+  double cat[tr::kNumCats] = {};
+  uint64_t hbm_acc = 0, api = 0;
+  for (const auto& c : r_.cores) {
+    for (int k = 0; k < tr::kNumCats; ++k) cat[k] += c.ns[k];
+    hbm_acc += c.hbm_accesses;
+    api += c.api_calls;
+  }
+  uint64_t errors = 0, warnings = 0;
+  for (const auto& d : r_.diagnostics) (d.severity == "error" ? errors : warnings)++;
+  m["duration"] = r_.duration_ns;
+  m["cycles"] = std::round(r_.duration_ns * r_.clock_ghz);
+  m["faults"] = r_.failed ? 1 : 0;
+  m["errors"] = static_cast<double>(errors);
+  m["warnings"] = static_cast<double>(warnings);
+  m["mismatches"] = static_cast<double>(mismatches_);
+  m["cores"] = static_cast<double>(r_.cores.size());
+  m["dma.bytes"] = static_cast<double>(r_.dma_bytes);
+  m["dma.descriptors"] = static_cast<double>(r_.dma_descriptors);
+  m["hbm.bytes"] = static_cast<double>(r_.hbm_bytes);
+  m["hbm.requests"] = static_cast<double>(r_.hbm_requests);
+  m["tcm.peak_used"] = static_cast<double>(r_.tcm_peak_bytes);
+  m["hbm_accesses"] = static_cast<double>(hbm_acc);
+  m["api_calls"] = static_cast<double>(api);
+  for (int k = 0; k < tr::kNumCats; ++k) m[std::string("time.") + tr::cat_name(static_cast<tr::Cat>(k))] = cat[k];
+
+    return m;
+  }
+  bool fails(bool has_expectations) const override {
+    // Without expectations, a fault or a wrong result fails the run; a mismatch always does.
+    return (!has_expectations && r_.failed) || mismatches_ != 0;
+  }
+  void finish_outputs(const std::map<std::string, double>&) override {
+  const uint64_t end_ps = static_cast<uint64_t>(r_.duration_ns * 1e3 + 0.5);
+  for (auto& o : obs_) {
+    auto ps = [](double ns) { return static_cast<uint64_t>(ns * 1e3 + 0.5); };
+    for (size_t i = 0; i < r_.cores.size(); ++i) {
+      const std::string core = fmt::format("gpsimd{}", i);
+      o->core_busy(core, ps(r_.cores[i].start_ns), true);
+      for (const auto& c : r_.calls[i]) o->call(core, c.name, "", ps(c.start_ns), ps(c.end_ns), 0);
+      o->core_busy(core, ps(r_.cores[i].end_ns), false);
+    }
+    // DMA tracks: core k's channel c is track k * channels + c.
+    const uint32_t per_core = std::max(1u, cfg_.gpsimd_cores.dma_engines / cfg_.gpsimd_cores.cores);
+    for (const auto& x : r_.transfers)
+      o->transfer(static_cast<uint32_t>(x.core) * per_core + x.channel, x.src, x.dst, x.len,
+                  fmt::format("core {}: {}", x.core, x.call), ps(x.start_ns), ps(x.end_ns));
+    for (const auto& d : r_.diagnostics)
+      o->instant("faults", d.kind, end_ps, Json{{"message", d.message}});
+    o->finish(end_ps);
+  }
+  }
+  Json report(int exit_code, const std::vector<Json>& expectations) const override {
+  const auto m = metrics();
+  Json rep = report_head(sc_.name, sc_.file, sc_.description, platform_, sets_);
+  Json inputs = Json::array();
+  for (size_t i = 0; i < spec_.tensors.size(); ++i)
+    inputs.push_back(Json{{"tensor", shape_text(spec_.tensors[i])}, {"init", t.inputs[i].file.empty() ? t.inputs[i].init : "file"}});
+  rep["op"] = Json{{"name", t.op}, {"kernel", r_.kernel}, {"symbol", r_.mangled}, {"multicore", t.multicore},
+                   {"inputs", inputs}, {"stack_size", r_.stack_size}, {"stack_in_hbm", r_.hbm_stack}};
+  Json outcome{{"exit_code", exit_code}, {"status", r_.failed ? "fault" : exit_code == 0 ? "ok" : "failed"}};
+  outcome["fault"] = r_.failed ? Json{{"kind", r_.fault_kind}, {"message", r_.fault_message}} : Json();
+  outcome["expectations"] = expectations;
+  rep["outcome"] = outcome;
+  rep["duration_ns"] = r_.duration_ns;
+  rep["cycles"] = static_cast<uint64_t>(m.at("cycles"));
+  Json cores = Json::array();
+  for (size_t i = 0; i < r_.cores.size(); ++i) {
+    const auto& c = r_.cores[i];
+    Json b = Json::object();
+    for (int k = 0; k < tr::kNumCats; ++k) b[tr::cat_name(static_cast<tr::Cat>(k))] = static_cast<uint64_t>(std::round(c.ns[k] * r_.clock_ghz));
+    cores.push_back(Json{{"core", i}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
+                         {"cycles", static_cast<uint64_t>(std::round((c.end_ns - c.start_ns) * r_.clock_ghz))}, {"breakdown_cycles", b},
+                         {"hbm_accesses", c.hbm_accesses}, {"tcm_accesses", c.tcm_accesses},
+                         {"dma_transfers", c.dma_transfers}, {"dma_bytes", c.dma_bytes}, {"api_calls", c.api_calls}});
+  }
+  rep["cores"] = cores;
+  Json diags = Json::array();
+  for (const auto& d : r_.diagnostics)
+    diags.push_back(Json{{"severity", d.severity}, {"kind", d.kind}, {"kernel", d.kernel}, {"core", d.core},
+                         {"call", d.call}, {"address", d.address}, {"message", d.message}});
+  rep["diagnostics"] = diags;
+  Json outj;
+  if (r_.output.defined()) {
+    outj = Json{{"tensor", shape_text(r_.output)}, {"fnv1a", fmt::format("0x{:016x}", fnv1a(r_.output.impl()->host))}};
+    Json first = Json::array();
+    for (int64_t i = 0; i < std::min<int64_t>(8, r_.output.numel()); ++i) first.push_back(tr::element(r_.output, i));
+    outj["first"] = first;
+  }
+  rep["output"] = outj;
+  rep["reference"] = t.reference.empty() ? Json() : Json{{"name", t.reference}, {"mismatches", mismatches_}, {"first_mismatch", first_mismatch_}};
+  Json mj = Json::object();
+  for (const auto& [k, v] : m) mj[k] = v;
+  rep["metrics"] = mj;
+  return rep;
+
+  }
+  void summary(std::ostream& out, const Json& report, const std::vector<Json>& expectations,
+               int exit_code) const override {
+  auto cyc = [&](double ns) { return static_cast<uint64_t>(std::round(ns * r_.clock_ghz)); };
+  std::string ins;
+  for (const auto& x : spec_.tensors) ins += (ins.empty() ? "" : ", ") + shape_text(x);
+  out << fmt::format("npusim run: {} on {}\n", sc_.name.empty() ? sc_.file : sc_.name, platform_);
+  out << fmt::format("  op               {} (kernel {}), {}, inputs {}\n", t.op, r_.kernel,
+                     t.multicore ? fmt::format("multicore ({} cores)", r_.cores.size()) : "single core", ins);
+  out << fmt::format("  simulated time   {:.3f} us = {} cycles at {} GHz\n", r_.duration_ns / 1e3, cyc(r_.duration_ns), r_.clock_ghz);
+  out << "  cycles by core   compute      hbm      tcm      dma    stack     call    total\n";
+  for (size_t i = 0; i < r_.cores.size(); ++i) {
+    const auto& c = r_.cores[i];
+    out << fmt::format("    core {:<2}      {:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n", i, cyc(c.ns[tr::kCompute]),
+                       cyc(c.ns[tr::kHbm]), cyc(c.ns[tr::kTcm]), cyc(c.ns[tr::kDma]), cyc(c.ns[tr::kStack]),
+                       cyc(c.ns[tr::kCall]), cyc(c.end_ns - c.start_ns));
+  }
+  out << fmt::format("  traffic          HBM {} B in {} requests ({} core accesses), DMA {} B in {} descriptors, TCM peak {} B\n",
+                     r_.hbm_bytes, r_.hbm_requests, static_cast<uint64_t>(report["metrics"]["hbm_accesses"].get<double>()), r_.dma_bytes, r_.dma_descriptors, r_.tcm_peak_bytes);
+  out << fmt::format("  stack            {}{}\n",
+                     r_.stack_size >= 0 ? fmt::format("STACK_SIZE={}", r_.stack_size) : "no STACK_SIZE",
+                     r_.hbm_stack ? ": in HBM (stack switch)" : ": local dataram");
+  if (r_.output.defined())
+    out << fmt::format("  output           {}, fnv1a {}\n", shape_text(r_.output), report["output"]["fnv1a"].get<std::string>());
+  if (!t.reference.empty())
+    out << fmt::format("  reference        {}: {}\n", t.reference,
+                       mismatches_ ? fmt::format("{} mismatches, first {}", mismatches_, first_mismatch_)
+                                  : fmt::format("equal ({} elements)", r_.output.defined() ? r_.output.numel() : 0));
+  for (const auto& d : r_.diagnostics) out << fmt::format("  {}: {}\n", d.severity, d.message);
+  if (r_.failed) out << fmt::format("  FAULT ({}): {}\n", r_.fault_kind, r_.fault_message);
+  for (const auto& e : expectations)
+    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
+                       e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
+  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+
+  }
+
+ private:
+  const Scenario& sc_;
+  const RunOptions& opt_;
+  const TorchOpSpec& t;
+  std::vector<std::unique_ptr<RunObserver>> obs_;
+  std::vector<Setting> sets_;
+  std::string platform_;
+  fw::NeuronPlatformConfig cfg_;
+  tr::OpSpec spec_;
+  tr::OpResult r_;
+  uint64_t mismatches_ = 0;
+  std::string first_mismatch_;
+};
+
+}  // namespace
+
+RunResult run_torch_scenario(const Scenario& sc, const RunOptions& opt, std::ostream& out,
+                             std::vector<std::unique_ptr<RunObserver>> observers) {
+  TorchOps w(sc, opt);
+  return run_pipeline(w, sc.expect, out, std::move(observers));
+}
+
+}  // namespace npusim::sim
