@@ -68,7 +68,7 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
         cmds.exit_code = sweep::run_point(a->out, static_cast<std::size_t>(a->point));
         return;
       }
-      if (a->sweep_file.empty()) throw InputError("sweep", 0, "", "give a sweep file (or --collect DIR, or --point I -o DIR)");
+      if (a->sweep_file.empty()) throw InputError("npusim sweep", 0, "SWEEP", "give a sweep file (or --collect DIR, or --point I -o DIR)");
       const sweep::Plan plan = sweep::plan_file(a->sweep_file);
       sweep::validate(plan);  // nothing runs unless every point is valid
       if (a->dry_run) {

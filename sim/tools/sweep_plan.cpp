@@ -165,7 +165,7 @@ Plan plan_text(const std::string& text, const std::string& file) {
     }
     scenarios.push_back(SweepScenario{path, in.at(n),
                                       digest(s == kDefaultScenario ? std::string(default_scenario_text())
-                                                                   : read_input_file(path, "scenario file"))});
+                                                                   : read_input_file(path, "scenario"))});
   };
   if (root["scenario"] && root["scenarios"]) in.fail(root["scenarios"], "give scenario or scenarios, not both");
   if (const auto s = root["scenario"]) add_scenario(s);
@@ -244,7 +244,7 @@ Plan plan_text(const std::string& text, const std::string& file) {
   return plan;
 }
 
-Plan plan_file(const std::string& path) { return plan_text(read_input_file(path, "sweep file"), path); }
+Plan plan_file(const std::string& path) { return plan_text(read_input_file(path, "sweep"), path); }
 
 std::string point_dir(const std::string& dir, std::size_t index) {
   return (fs::path(dir) / "points" / fmt::format("{:05d}", index)).string();

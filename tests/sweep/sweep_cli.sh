@@ -70,6 +70,11 @@ reject)
   [ ! -e "$work/out" ] || fail "a rejected sweep created its output directory"
   set +e; "$npusim" sweep "$here/bad_point.yaml" --emit slurm "$work/slurm" 2> /dev/null; rc=$?; set -e
   [ "$rc" = 2 ] && [ ! -e "$work/slurm" ] || fail "--emit slurm of a rejected sweep: exit $rc"
+  set +e; "$npusim" sweep "$work/nope.yaml" 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] && grep -q "nope.yaml: cannot open the sweep file" "$work/stderr" || fail "missing file: $(cat "$work/stderr")"
+  printf 'grid: {\n' > "$work/broken.yaml"
+  set +e; "$npusim" sweep "$work/broken.yaml" 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] && grep -q "broken.yaml:2:1: YAML syntax" "$work/stderr" || fail "broken YAML: $(cat "$work/stderr")"
   set +e; "$npusim" sweep --point 9 -o "$work/none" 2> "$work/stderr"; rc=$?; set -e
   [ "$rc" = 2 ] && grep -q "plan.json: no sweep plan here" "$work/stderr" || fail "--point without a plan: $(cat "$work/stderr")"
   ;;
