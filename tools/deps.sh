@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config libsystemc-dev catch2 libspdlog-dev libfmt-dev libyaml-cpp-dev
       nlohmann-json3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev
-      python3 python3-yaml python3-jsonschema libjs-d3 chromium)
+      python3 python3-yaml python3-jsonschema libjs-d3 chromium
+      slurm-wlm munge)  # slurm-wlm, munge: the single-node Slurm test (tests/slurm/)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

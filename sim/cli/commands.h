@@ -21,6 +21,8 @@ void register_op_command(CLI::App& app, Commands& cmds);
 void register_schema_command(CLI::App& app, Commands& cmds);
 // `npusim report` (the HTML report).
 void register_report_command(CLI::App& app, Commands& cmds);
+// `npusim sweep` (sim/cli/cmd_sweep.cpp).
+void register_sweep_command(CLI::App& app, Commands& cmds);
 // Subcommands added by later work (traffic, run, check-windows).
 void register_more_commands(CLI::App& app, Commands& cmds);
 

@@ -1,0 +1,110 @@
+// `npusim sweep`: many runs of one or more scenarios with different `--set` overrides, one
+// `npusim run` process per point (SystemC elaborates once per process). docs/sweep.md.
+//
+// A sweep file names scenarios and points (a grid and/or a list, repeat, seeds); `plan()`
+// expands it into numbered points, `validate()` checks every point's profile in-process before
+// anything runs, `run_local()` runs the points with N processes at once, `run_point()` runs one
+// (a Slurm array task), `collect()` merges the per-point files into results.csv/.jsonl.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/input/scenario.h"
+
+namespace npusim::sim::sweep {
+
+// Resource requests of the Slurm jobs (`slurm:` in the sweep file).
+struct SlurmSpec {
+  std::string partition, account, qos, time = "00:30:00", mem;
+  unsigned cpus_per_task = 1;
+  unsigned max_parallel = 0;       // array throttle (%N); 0: none
+  std::vector<std::string> extra;  // more `#SBATCH` options, verbatim
+};
+
+// One scenario of a sweep: "default" (the embedded one) or a file path (absolute once planned).
+struct SweepScenario {
+  std::string path;
+  Where at;
+  std::string digest;  // of the file's text (a changed scenario reruns its points on resume)
+};
+
+struct Point {
+  std::size_t index = 0;
+  std::string scenario;                                     // as in SweepScenario::path
+  std::string scenario_digest;                              // SweepScenario::digest
+  std::vector<std::pair<std::string, std::string>> sets;    // --set key=value, in order
+  std::vector<Where> set_at;                                // where each value was written
+  unsigned rep = 0;                                         // 0 .. repeat-1
+  std::optional<std::string> seed;                          // the seed value, if seeds are swept
+
+  nlohmann::ordered_json to_json() const;  // what a point directory's point.json holds
+};
+
+struct Plan {
+  std::string name, sweep_file, npusim, platform;
+  bool trace = false, vcd = false;  // per-point outputs besides the report
+  std::vector<std::string> keys;    // every overridden key, in first-use order
+  bool has_seed = false;
+  std::vector<Point> points;
+  SlurmSpec slurm;
+
+  nlohmann::ordered_json to_json() const;
+  static Plan from_json(const nlohmann::json& j, const std::string& file);
+};
+
+// Parses a sweep file and expands its points (scenario paths made absolute, relative to the
+// sweep file). Throws InputError naming file, line, column and value.
+Plan plan_file(const std::string& path);
+Plan plan_text(const std::string& text, const std::string& file);
+
+// Checks every point's platform profile with its overrides in-process (the validation
+// `npusim run` does before it simulates); scenarios are parsed once each. Throws InputError
+// naming the point, its overrides, the key and where it was written.
+void validate(const Plan& plan);
+
+// Where a point's files live: DIR/points/00042.
+std::string point_dir(const std::string& dir, std::size_t index);
+
+// Writes DIR/plan.json (the plan every later step reads back).
+void write_plan(const Plan& plan, const std::string& dir);
+Plan read_plan(const std::string& dir);
+
+// Whether the point's files in DIR are those of a finished run of exactly this point.
+bool point_complete(const std::string& dir, const Point& p);
+
+struct LocalOptions {
+  unsigned jobs = 1;
+  bool progress = true;  // one progress line on stderr
+};
+struct Summary {
+  std::size_t total = 0, ran = 0, skipped = 0, failed = 0, missing = 0;
+};
+
+// Runs every incomplete point, `jobs` at a time, then collects. A failed point is recorded
+// and does not stop the sweep. SIGINT/SIGTERM stop launching, end the running points and
+// collect what finished.
+Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& opt,
+                  std::ostream& log);
+
+// Runs point `index` of DIR's plan (a Slurm array task); returns the point's exit code.
+int run_point(const std::string& dir, std::size_t index);
+
+// Merges DIR's point files into DIR/results.csv and DIR/results.jsonl.
+Summary collect(const std::string& dir);
+
+// Writes DIR/sweep.sbatch (the array, `chunk` points per task), DIR/collect.sbatch (the
+// dependent merge) and DIR/submit.sh. Returns the number of array tasks.
+std::size_t emit_slurm(const Plan& plan, const std::string& dir, std::size_t chunk,
+                       std::ostream& log);
+
+// This program's own path (/proc/self/exe), for the child runs and the Slurm scripts.
+std::string self_exe();
+
+}  // namespace npusim::sim::sweep

@@ -1,0 +1,37 @@
+# The consumer test (docs/use-the-models.md): installs this build into a fresh prefix,
+# configures and builds tests/consumer (an out-of-tree SystemC platform) against the installed
+# package, runs it and checks its result.
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... -DCXX=... [-DLAUNCHER=...] -P consumer_test.cmake
+file(REMOVE_RECURSE ${WORK})
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}${err}")
+  endif()
+  set(last_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
+foreach(f lib/cmake/npusim/npusimConfig.cmake lib/cmake/npusim/npusimTargets.cmake
+          include/npusim/models/hbm.h include/npusim/torch/torch.h include/npusim/neuron/neuron-utils.hpp bin/npusim)
+  if(NOT EXISTS ${WORK}/prefix/${f})
+    message(FATAL_ERROR "the install has no ${f}")
+  endif()
+endforeach()
+# The package must not point back into the source or build tree.
+file(READ ${WORK}/prefix/lib/cmake/npusim/npusimTargets.cmake targets)
+if(targets MATCHES "${SOURCE_DIR}/" OR targets MATCHES "${BUILD_DIR}/")
+  message(FATAL_ERROR "npusimTargets.cmake names the source or build tree")
+endif()
+set(launcher "")
+if(LAUNCHER)
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK}/build
+     -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo ${launcher})
+step("build the consumer" ${CMAKE_COMMAND} --build ${WORK}/build -j2)
+step("run the consumer" ${WORK}/build/copy_platform)
+if(NOT last_output MATCHES "copy_platform: 65536 bytes by DMA in [0-9.]+ ns; hbm reads [1-9][0-9]* writes [1-9][0-9]* .*copy exact")
+  message(FATAL_ERROR "unexpected consumer output:\n${last_output}")
+endif()
+message(STATUS "${last_output}")
+file(REMOVE_RECURSE ${WORK})
