@@ -124,7 +124,7 @@ void Platform::bind_all() {
     if (v.empty()) v.push_back(&find(pattern));
     return v;
   };
-  auto bind_pair = [this](Instance& f, Instance& t) {
+  auto bind_pair = [](Instance& f, Instance& t) {
     const std::string what = f.name + " -> " + t.name;
     auto to_target = [&](auto& socket) {
       if (t.ic) bind(socket, t.ic->bus, what);
