@@ -14,9 +14,9 @@ Topology neuron_gpsimd_topology() {
                   {Kind::kDma, "dma", "dma", 1, "", true}};
   t.bindings = {{"interconnect", "dataram"}, {"interconnect", "hbm"}, {"mgmt_core", "interconnect"},
                 {"dma", "interconnect"}};
-  Region dataram{"interconnect", "dataram", "dataram", {}, {}, 0, 0, false};
-  Region hbm{"interconnect", "hbm", "hbm", {}, {}, 0, 0, false};
-  Region window{"interconnect", "hbm_window", "hbm", {}, {}, 0, 0, true};
+  Region dataram{"interconnect", "dataram", "dataram", {}, {}, 0, 0, false, 0};
+  Region hbm{"interconnect", "hbm", "hbm", {}, {}, 0, 0, false, 0};
+  Region window{"interconnect", "hbm_window", "hbm", {}, {}, 0, 0, true, 0};
   t.regions = {dataram, hbm, window};
   return t;
 }
@@ -29,6 +29,41 @@ Parameters neuron_gpsimd_parameters(const models::MemoryConfig& memory, const mo
   p.hbms["hbm"] = memory.hbm;
   p.interconnects["interconnect"] = memory.interconnect;
   p.dmas["dma"] = dma;
+  return p;
+}
+
+Topology gpsimd_topology(uint32_t cores, const models::HbmConfig& hbm, uint64_t window_base,
+                         uint64_t scratch_bytes) {
+  Topology t;
+  t.name = "neuron-gpsimd-cores";
+  t.groups = {{"core", cores}};
+  t.components = {{Kind::kInterconnect, "hbm_ic", "fabric", 1, "", false},
+                  {Kind::kHbm, "hbm", "hbm", 1, "", false},
+                  {Kind::kInterconnect, "core{g}_ic", "interconnect", 1, "core", false},
+                  {Kind::kSram, "core{g}_tcm", "dataram", 1, "core", false},
+                  {Kind::kCore, "gpsimd{g}", "gpsimd_core", 1, "core", false},
+                  {Kind::kDma, "core{g}_dma", "gpsimd_dma", 1, "core", false}};
+  t.bindings = {{"hbm_ic", "hbm"},
+                {"core{g}_ic", "core{g}_tcm"},
+                {"core{g}_ic", "hbm_ic"},
+                {"gpsimd{g}", "core{g}_ic"},
+                {"core{g}_dma", "core{g}_ic"}};
+  t.regions = {{"hbm_ic", "hbm", "hbm", {}, {}, 0, 0, false, 0},
+               {"core{g}_ic", "dataram", "core{g}_tcm", {}, {}, 0, 0, false, 0},
+               {"core{g}_ic", "hbm", "hbm_ic", hbm.base, hbm.size(), 0, hbm.base, false, 0},
+               {"core{g}_ic", "hbm_window", "hbm_ic", window_base, scratch_bytes, 0, hbm.base, false, scratch_bytes}};
+  return t;
+}
+
+Parameters gpsimd_parameters(const models::MemoryConfig& memory, const models::CoreConfig& core,
+                             const models::DmaConfig& dma, const models::InterconnectConfig& fabric) {
+  Parameters p;
+  p.cores["gpsimd_core"] = core;
+  p.srams["dataram"] = memory.dataram;
+  p.hbms["hbm"] = memory.hbm;
+  p.interconnects["interconnect"] = memory.interconnect;
+  p.interconnects["fabric"] = fabric;
+  p.dmas["gpsimd_dma"] = dma;
   return p;
 }
 

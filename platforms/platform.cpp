@@ -124,7 +124,7 @@ void Platform::bind_all() {
     if (v.empty()) v.push_back(&find(pattern));
     return v;
   };
-  auto bind_pair = [this](Instance& f, Instance& t) {
+  auto bind_pair = [](Instance& f, Instance& t) {
     const std::string what = f.name + " -> " + t.name;
     auto to_target = [&](auto& socket) {
       if (t.ic) bind(socket, t.ic->bus, what);
@@ -154,13 +154,26 @@ void Platform::bind_all() {
 }
 
 void Platform::add_regions() {
-  for (const auto& r : topo_.regions) {
-    std::vector<Instance*> targets;
+  auto instances_of = [this](const std::string& pattern) {
+    std::vector<Instance*> v;
     for (auto& x : instances_)
-      if (x->comp->name == r.to) targets.push_back(x.get());
-    if (targets.empty()) targets.push_back(&find(r.to));
-    for (Instance* t : targets) {
-      Instance& on = find(instance_name(r.on, t->g, t->i));
+      if (x->comp->name == pattern) v.push_back(x.get());
+    return v;
+  };
+  for (const auto& r : topo_.regions) {
+    // The pairs (interconnect, target): per instance of the replicated side, substituting its
+    // {g} and {i} into the other side.
+    std::vector<std::pair<Instance*, Instance*>> pairs;
+    const auto ons = instances_of(r.on);
+    if (ons.size() > 1) {
+      for (Instance* on : ons) pairs.emplace_back(on, &find(instance_name(r.to, on->g, on->i)));
+    } else {
+      auto tos = instances_of(r.to);
+      if (tos.empty()) tos.push_back(&find(r.to));
+      for (Instance* t : tos) pairs.emplace_back(&find(instance_name(r.on, t->g, t->i)), t);
+    }
+    for (auto [onp, t] : pairs) {
+      Instance& on = *onp;
       if (!on.ic) throw std::invalid_argument(fmt::format("platform region '{}': '{}' is not an interconnect", r.name, on.name));
       unsigned index = 0;
       while (index < on.targets.size() && on.targets[index] != t) ++index;
@@ -180,8 +193,13 @@ void Platform::add_regions() {
       }
       if (r.base) base = *r.base;
       if (r.size) size = *r.size;
-      base += r.stride * (t->comp->group.empty() ? t->i : t->g);
-      on.ic->add_region(instance_name(r.name, t->g, t->i), base, size, index, offset);
+      if (size == 0)
+        throw std::invalid_argument(fmt::format("platform region '{}' on '{}': give its size (the target '{}' is not a memory)",
+                                                r.name, on.name, t->name));
+      const Instance& rep = ons.size() > 1 ? on : *t;  // the replicated side
+      const uint64_t k = rep.comp->group.empty() ? rep.i : rep.g;
+      on.ic->add_region(instance_name(r.name, rep.g, rep.i), base + r.stride * k, size, index,
+                        offset + r.target_stride * k);
     }
   }
 }

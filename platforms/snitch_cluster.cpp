@@ -15,8 +15,8 @@ Topology snitch_cluster_topology(const SnitchPlatformConfig& cfg) {
   t.bindings = {{"interconnect", "tcdm{i}"}, {"interconnect", "l3"}, {"c{g}_core{i}", "interconnect"},
                 {"c{g}_dm", "interconnect"}, {"c{g}_dma", "interconnect"}};
   Region tcdm{"interconnect", "tcdm{i}", "tcdm{i}", cfg.runtime.tcdm_start, cfg.runtime.tcdm_size,
-              cfg.runtime.cluster_offset, 0, false};
-  Region l3{"interconnect", "l3", "l3", {}, {}, 0, 0, false};
+              cfg.runtime.cluster_offset, 0, false, 0};
+  Region l3{"interconnect", "l3", "l3", {}, {}, 0, 0, false, 0};
   t.regions = {tcdm, l3};
   return t;
 }

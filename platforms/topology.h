@@ -42,14 +42,16 @@ struct Binding {
 
 // One region of interconnect `on`, routed to the target `to` (bound to `on`). Without base
 // and size the region is the whole of the target memory; `window` maps the target HBM's
-// 32-bit window (hbm.window_base/size onto window_target). `stride` moves the base per {g}
-// (or {i}) of a replicated target.
+// 32-bit window (hbm.window_base/size onto window_target). A region onto an interconnect
+// gives base and size. Either side may be a pattern (as in Binding); `stride` moves the base
+// and `target_stride` the target offset per {g} (or {i}) of the replicated side.
 struct Region {
   std::string on, name, to;
   std::optional<uint64_t> base, size;
   uint64_t stride = 0;
   uint64_t target_offset = 0;
   bool window = false;
+  uint64_t target_stride = 0;
 };
 
 struct Topology {

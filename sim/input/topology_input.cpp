@@ -137,7 +137,7 @@ platforms::Topology parse_topology(const YAML::Node& node, const std::string& fi
     t.bindings.push_back(x);
   });
   each(c, node, "regions", [&](const YAML::Node& r) {
-    c.only(r, {"on", "name", "to", "base", "size", "stride", "target_offset", "window"}, "region");
+    c.only(r, {"on", "name", "to", "base", "size", "stride", "target_offset", "target_stride", "window"}, "region");
     platforms::Region x;
     x.on = c.text(r, "on");
     x.name = c.text(r, "name");
@@ -148,6 +148,7 @@ platforms::Topology parse_topology(const YAML::Node& node, const std::string& fi
     if (r["size"]) x.size = c.number(r["size"], "size");
     if (r["stride"]) x.stride = c.number(r["stride"], "stride");
     if (r["target_offset"]) x.target_offset = c.number(r["target_offset"], "target_offset");
+    if (r["target_stride"]) x.target_stride = c.number(r["target_stride"], "target_stride");
     if (r["window"]) x.window = c.flag(r["window"], "window");
     t.regions.push_back(x);
   });

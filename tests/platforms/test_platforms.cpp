@@ -10,6 +10,7 @@
 
 #include "firmware/neuron_platform.h"
 #include "platforms/bind.h"
+#include "platforms/neuron_gpsimd.h"
 #include "platforms/snitch_cluster.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/snitch_profile.h"
@@ -111,4 +112,29 @@ TEST_CASE("platforms: a scenario runs on the third platform through the run pipe
   CHECK(r.report["cores"][1]["bus_transactions"].get<uint64_t>() == 0);
   CHECK(r.report["platform"]["name"] == kDual);
   CHECK(out.str().find("  core0            busy") != std::string::npos);
+}
+
+TEST_CASE("platforms: the GPSIMD cores are one description with a core count") {
+  const auto cfg = fw::NeuronPlatformConfig::gpsimd();
+  const uint64_t scratch = cfg.firmware.layout.hbm_scratch_size;
+  models::InterconnectConfig fabric = cfg.memory.interconnect;
+  fabric.hop_latency_cycles = 20;
+  const size_t before = platforms::binding_log().size();
+  platforms::Platform p("gpsimd", platforms::gpsimd_topology(3, cfg.memory.hbm, cfg.firmware.layout.hbm_window, scratch),
+                        platforms::gpsimd_parameters(cfg.memory, cfg.core, cfg.dma, fabric));
+  CHECK(platforms::binding_log().size() - before == 1 + 3 * 4);
+  REQUIRE(p.cores().size() == 3);
+  CHECK(std::string(p.cores()[2]->basename()) == "gpsimd2");
+  CHECK(p.dmas().size() == 3);
+  CHECK(p.interconnects().size() == 4);
+  CHECK(p.interconnect("hbm_ic").hop_latency() == p.interconnect("core0_ic").hop_latency() * 10);
+  // Core g's window maps its own scratch slice of HBM, through the fabric.
+  for (uint32_t g = 0; g < 3; ++g) {
+    const auto& regions = p.interconnect("core" + std::to_string(g) + "_ic").map().regions();
+    const auto w = std::find_if(regions.begin(), regions.end(), [](const auto& r) { return r.name == "hbm_window"; });
+    REQUIRE(w != regions.end());
+    CHECK(w->base == cfg.firmware.layout.hbm_window);
+    CHECK(w->target == 1);
+    CHECK(w->target_offset == cfg.memory.hbm.base + g * scratch);
+  }
 }
