@@ -61,7 +61,7 @@ TEST_CASE("key tables: unknown and missing keys come from the table", "[schema]"
     }
   // The size range of the table is the parser's.
   CHECK(alloc->value("size").hi == 0xffffffffull);
-  CHECK_THAT(neuron_error("program:\n  - alloc: {heap: hbm, size: 0x100000000}\n"),
+  CHECK_THAT(neuron_error("program:\n  - init: hbm\n  - alloc: {heap: hbm, size: 0x100000000}\n"),
              Catch::Contains("does not fit the 32-bit allocator ABI"));
   CHECK(neuron_error("program:\n  - init: hbm\n  - alloc: {heap: hbm, size: 0xffffffff}\n").empty());
 }
