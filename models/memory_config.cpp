@@ -446,7 +446,10 @@ MemoryConfig load_memory_config(const std::string& yaml, const std::string& file
         throw ConfigError(file, root.Mark().line + 1, "<root>", "",
                           "expected a map of sections (hbm, dataram, interconnect)");
       for (const auto& sec : root) {
-        const std::string name = sec.first.as<std::string>();
+        if (!sec.first.IsScalar())
+          throw ConfigError(file, sec.first.Mark().line + 1, "<key>", "",
+                            "a section name is a plain word; this one is empty, a map or a list");
+        const std::string name = sec.first.Scalar();
         const int line = sec.first.Mark().line + 1;
         if (name != "hbm" && name != "dataram" && name != "interconnect")
           throw ConfigError(file, line, name, "", "unknown section (hbm, dataram, interconnect)");
@@ -454,7 +457,10 @@ MemoryConfig load_memory_config(const std::string& yaml, const std::string& file
         if (!sec.second.IsMap())
           throw ConfigError(file, line, name, "", "a section must be a map of key: value");
         for (const auto& kv : sec.second) {
-          const std::string key = name + "." + kv.first.as<std::string>();
+          if (!kv.first.IsScalar())
+            throw ConfigError(file, kv.first.Mark().line + 1, name + ".<key>", "",
+                              "a key is a plain word; this one is empty, a map or a list");
+          const std::string key = name + "." + kv.first.Scalar();
           const int kline = kv.first.Mark().line + 1;
           if (!kv.second.IsScalar())
             throw ConfigError(file, kline, key, "", "expected a single value");

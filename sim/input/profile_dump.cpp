@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/input/yaml_input.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim {
@@ -39,12 +40,7 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
 }
 
 std::vector<Setting> settings_of(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "YAML syntax: " + e.msg, e.mark.column + 1);
-  }
+  const YAML::Node root = load_yaml(text, file);
   if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
   std::vector<Setting> out;
   flatten(root, "", file, out);

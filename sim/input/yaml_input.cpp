@@ -79,7 +79,10 @@ YAML::Node load_yaml(const std::string& text, const std::string& file) {
     } else if (n.IsMap()) {
       std::set<std::string> seen;
       for (const auto& kv : n) {
-        if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+        if (!kv.first.IsScalar())
+          throw place(kv.first, kv.first.IsNull() ? "?" : kv.first.Tag(),
+                      "a map key is a plain word; this one is empty, a map or a list");
+        if (!seen.insert(kv.first.Scalar()).second)
           throw place(kv.first, kv.first.Scalar(), "duplicate key in one map (each key once)");
         todo.push_back(kv.first);
         todo.push_back(kv.second);

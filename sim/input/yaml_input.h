@@ -40,7 +40,8 @@ class YamlInput {
 
 // Loads a YAML document as npusim's input files are loaded: syntax errors, more nodes than
 // limits().yaml_nodes once aliases are expanded (an alias bomb) and a key that occurs twice in
-// one map (yaml-cpp keeps the first silently) are InputError naming file:line:col.
+// one map (yaml-cpp keeps the first silently) or a key that is not a plain word (`? [a]: 1`,
+// `?: 1`) are InputError naming file:line:col.
 // An empty document is a null node.
 YAML::Node load_yaml(const std::string& text, const std::string& file);
 
