@@ -21,47 +21,4 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
-echo "== fuzzing every parser (libFuzzer, ${FUZZ_SECONDS:-60} s in all) =="
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_TESTS=OFF \
-      -DNPUSIM_BENCH=OFF -DNPUSIM_WERROR=ON >/dev/null
-fuzzers=(fuzz_scenario fuzz_neuron_scenario fuzz_snitch_scenario fuzz_torch_op fuzz_profile
-         fuzz_heap_ops fuzz_check_windows_csv fuzz_check_windows_json)
-cmake --build build-fuzz --target "${fuzzers[@]}" -j"$jobs"
-# Seeds: the shipped files of each kind (a torch_op seed is the body of a scenario's torch_op).
-seeds() {  # seeds TARGET FILE...
-  mkdir -p "build-fuzz/corpus/$1"
-  local t=$1; shift
-  [ $# -gt 0 ] && cp "$@" "build-fuzz/corpus/$t/"
-  return 0
-}
-rm -rf build-fuzz/corpus
-seeds fuzz_scenario scenarios/*.yaml scenarios/snitch/*.yaml tests/data/*.yaml
-seeds fuzz_neuron_scenario scenarios/*.yaml tests/bad_input/data/*.yaml
-seeds fuzz_snitch_scenario scenarios/snitch/*.yaml tests/data/snitch_*.yaml
-seeds fuzz_torch_op
-for f in scenarios/torch_*.yaml; do
-  sed -n '/^torch_op:/,/^[^ #]/{/^  /s/^  //p}' "$f" > "build-fuzz/corpus/fuzz_torch_op/$(basename "$f")"
-done
-seeds fuzz_profile models/hbm2.yaml sim/platforms/*.yaml tests/models/bad_platform.yaml tests/fuzz/seeds/profile_*.yaml
-seeds fuzz_heap_ops scenarios/heap/*.ops tests/data/*.ops
-seeds fuzz_check_windows_csv scenarios/descriptors/*.csv tests/data/*.csv tests/bad_input/data/*.csv
-seeds fuzz_check_windows_json scenarios/descriptors/*.json tests/bad_input/data/*.json
-declare -A dict=([fuzz_scenario]=scenario [fuzz_neuron_scenario]=scenario [fuzz_snitch_scenario]=scenario
-                 [fuzz_torch_op]=torch_op [fuzz_profile]=profile [fuzz_heap_ops]=heap_ops
-                 [fuzz_check_windows_csv]=check_windows [fuzz_check_windows_json]=check_windows)
-per=$(( ${FUZZ_SECONDS:-60} / ${#fuzzers[@]} ))
-[ "$per" -ge 1 ] || per=1
-for f in "${fuzzers[@]}"; do
-  # A crash, a sanitizer report, a leak or a timeout makes libFuzzer exit non-zero: CI fails.
-  # A fixed seed (FUZZ_SEED, default 1) makes a run the same sequence of inputs on every machine:
-  # a slower machine tries a prefix of what a faster one tried. FUZZ_SEED=0 draws a new one.
-  if ! build-fuzz/tests/fuzz/"$f" -seed="${FUZZ_SEED:-1}" -max_total_time="$per" -max_len=4096 -timeout=10 \
-       -rss_limit_mb=2048 -artifact_prefix=build-fuzz/ -dict="tests/fuzz/${dict[$f]}.dict" -print_final_stats=1 \
-       "build-fuzz/corpus/$f" >"build-fuzz/$f.log" 2>&1; then
-    tail -n 60 "build-fuzz/$f.log"
-    echo "fuzz: $f found a crash (build-fuzz/$f.log; the input is in crash-*)"
-    exit 1
-  fi
-  grep -E "^stat::number_of_executed_units" "build-fuzz/$f.log" || true
-  echo "fuzz: $f: no crash in $per s"
-done
+bash tools/fuzz.sh
