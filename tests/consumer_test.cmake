@@ -1,7 +1,8 @@
 # The consumer test (docs/use-the-models.md): installs this build into a fresh prefix,
 # configures and builds tests/consumer (an out-of-tree SystemC platform) against the installed
 # package, runs it and checks its result.
-#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... -DCXX=... [-DLAUNCHER=...] -P consumer_test.cmake
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... -DCXX=... [-DLAUNCHER=...] [-DSANITIZE=ON]
+#         -P consumer_test.cmake
 file(REMOVE_RECURSE ${WORK})
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -26,8 +27,14 @@ set(launcher "")
 if(LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
+# A sanitizer build's consumer needs what every target of that build has (docs/use-the-models.md).
+set(extra "")
+if(SANITIZE)
+  set(extra -DCONSUMER_EXTRA_SOURCES=${SOURCE_DIR}/cmake/asan_main_stack.cpp)
+endif()
 step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK}/build
-     -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo ${launcher})
+     -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
+     ${launcher} ${extra})
 step("build the consumer" ${CMAKE_COMMAND} --build ${WORK}/build -j2)
 step("run the consumer" ${WORK}/build/copy_platform)
 if(NOT last_output MATCHES "copy_platform: 65536 bytes by DMA in [0-9.]+ ns; hbm reads [1-9][0-9]* writes [1-9][0-9]* .*copy exact")

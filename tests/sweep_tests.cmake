@@ -20,5 +20,6 @@ set_tests_properties(slurm.sweep PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RESO
 add_test(NAME package.consumer
          COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
                  -DWORK=${PROJECT_BINARY_DIR}/consumer-test -DCXX=${CMAKE_CXX_COMPILER}
-                 -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER} -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
+                 -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER} -DSANITIZE=${NPUSIM_SANITIZE}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
 set_tests_properties(package.consumer PROPERTIES TIMEOUT 900 LABELS package)
