@@ -106,6 +106,9 @@ uint64_t FrFcfsController::refreshes() const {
 // group) and tFAW (no five ACTs within tFAW) with every ACT granted so far.
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  // Under saturation the ACT timeline is full for hundreds of cycles ahead: jump over the
+  // part an earlier search found full.
+  if (a >= u.busy_lo && a < u.busy_hi) a = u.busy_hi;
   if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
@@ -156,9 +159,15 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
   auto low = [](uint64_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
   auto top = [](uint64_t w) { return static_cast<uint64_t>(63 - __builtin_clzll(w)); };
+  // Each jump below skips only cycles that break a constraint, so the first cycle that
+  // passes them all is the earliest allowed one, whatever the order of the checks. The unit's
+  // own checks come first: up to the first cycle that passes them, every cycle is full for
+  // any bank of the unit (the busy interval, see find_act).
+  const uint64_t start = a;
+  bool recorded = false;
   for (;;) {
     // below: cycles [a - 64, a), bit 63 is a - 1; above: [a, a + 64), bit 0 is a.
-    uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
+    const uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
     // tRRD_S: an ACT in (a - rrd_s, a + rrd_s) moves `a` to rrd_s after the latest of them.
     uint64_t hit = above & low(rrd_s);
     if (hit != 0) {
@@ -169,6 +178,43 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
     if (hit != 0) {
       a = a - 64 + top(hit) + rrd_s;
       continue;
+    }
+    if (faw != 0) {
+      // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
+      uint64_t t[9];
+      unsigned n = 0;
+      uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
+      uint64_t left4[4];
+      unsigned nl = 0;
+      while (left != 0 && nl < 4) {
+        const uint64_t b = top(left);
+        left4[nl++] = a - 64 + b;
+        left &= ~(uint64_t{1} << b);
+      }
+      for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
+      const unsigned at = n;
+      t[n++] = a;
+      uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
+      for (unsigned k = 0; right != 0 && k < 4; ++k) {
+        t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
+        right &= right - 1;
+      }
+      uint64_t next = 0;
+      for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+        if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+      }
+      if (next != 0) {
+        a = std::max(next, a + 1);
+        continue;
+      }
+    }
+    if (!recorded && shortcuts_) {
+      recorded = true;
+      if (start >= u.busy_lo && start <= u.busy_hi) {
+        u.busy_hi = std::max(u.busy_hi, a);
+      } else if (a > start) {
+        u.busy_lo = start, u.busy_hi = a;
+      }
     }
     const uint64_t gb = g.act.bits64(a - 64), ga = g.act.bits64(a);
     hit = ga & low(rrd_l);
@@ -181,32 +227,7 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
       a = a - 64 + top(hit) + rrd_l;
       continue;
     }
-    if (faw == 0) return a;
-    // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
-    uint64_t t[9];
-    unsigned n = 0;
-    uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
-    uint64_t left4[4];
-    unsigned nl = 0;
-    while (left != 0 && nl < 4) {
-      const uint64_t b = top(left);
-      left4[nl++] = a - 64 + b;
-      left &= ~(uint64_t{1} << b);
-    }
-    for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
-    const unsigned at = n;
-    t[n++] = a;
-    uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
-    for (unsigned k = 0; right != 0 && k < 4; ++k) {
-      t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
-      right &= right - 1;
-    }
-    uint64_t next = 0;
-    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
-      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
-    }
-    if (next == 0) return a;
-    a = std::max(next, a + 1);
+    return a;
   }
 }
 
@@ -224,20 +245,35 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
   // Past every column command and burst granted: nothing to check.
   if (!u.any_col || c >= u.col_max + col_clear_) return c;
+  // As for ACTs (find_act_near): the unit's checks first, then the group's; cycles up to the
+  // first that passes the unit's checks stay full for good.
+  uint64_t& busy_lo = u.col_busy_lo[write];
+  uint64_t& busy_hi = u.col_busy_hi[write];
+  if (c >= busy_lo && c < busy_hi) c = busy_hi;
+  const uint64_t start = c;
+  bool recorded = false;
   for (;;) {
     uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
       c = hit + ccd_s;
       continue;
     }
-    hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
-    if (hit != UINT64_MAX) {
-      c = hit + ccd_l;
-      continue;
-    }
     hit = other.last_in(lo_of(c, before), c + after);
     if (hit != UINT64_MAX) {
       c = std::max(c + 1, hit + before);
+      continue;
+    }
+    if (!recorded && shortcuts_) {
+      recorded = true;
+      if (start >= busy_lo && start <= busy_hi) {
+        busy_hi = std::max(busy_hi, c);
+      } else if (c > start) {
+        busy_lo = start, busy_hi = c;
+      }
+    }
+    hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
+    if (hit != UINT64_MAX) {
+      c = hit + ccd_l;
       continue;
     }
     return c;

@@ -39,6 +39,10 @@ class FrFcfsController final : public Controller {
   // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
+  // The ACT and column searches skip cycles an earlier search found full (the busy intervals
+  // of Unit). Off, every search walks from its start: the same results, slower (tests
+  // compare the two).
+  void set_search_shortcuts(bool on) { shortcuts_ = on; }
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -58,6 +62,11 @@ class FrFcfsController final : public Controller {
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
+    // Cycles [busy_lo, busy_hi) hold no ACT that tRRD_S and tFAW allow against the unit's
+    // ACTs: found by an earlier search, and true for good, as reservations are only added.
+    uint64_t busy_lo = 0, busy_hi = 0;
+    // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
+    uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
     std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
@@ -97,6 +106,7 @@ class FrFcfsController final : public Controller {
   std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
+  bool shortcuts_ = true;
 };
 
 }  // namespace npusim::models::hbm
