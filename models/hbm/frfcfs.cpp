@@ -1,7 +1,6 @@
 #include "models/hbm/frfcfs.h"
 
 #include <algorithm>
-#include <functional>
 #include <stdexcept>
 
 #include "models/hbm/fcfs.h"
@@ -74,7 +73,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   units_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
-    u.waiting.reserve(c.queue_depth);
+    u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
@@ -290,14 +289,13 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 
   // The transaction queue: wait at the door while it is full.
   uint64_t t = std::max(arrival, u.last_admit);
-  auto& w = u.waiting;
-  const auto later = std::greater<uint64_t>();
   // (A write drained from the write buffer was admitted when it entered the buffer.)
-  while (!drained && !w.empty() && w.front() <= t)
-    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
-  if (!drained && w.size() >= cfg_.queue_depth) {
-    t = w.front();
-    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
+  auto& w = u.waiting;
+  if (!drained) {
+    size_t h = u.wait_head;
+    while (h < w.size() && w[h] <= t) ++h;
+    if (w.size() - h >= cfg_.queue_depth) t = w[h++];
+    u.wait_head = h;
   }
   const uint64_t admit = t;
   if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
@@ -314,7 +312,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   t = std::max(admit, slot);
   // It leaves the transaction queue at t; at once (the common case) it holds no place there.
-  if (t > admit && !drained) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
+  if (t > admit && !drained) wait_insert(u, t);
 
   for (;;) {
     if (refi != 0) {
@@ -387,6 +385,22 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
     return done;
   }
+}
+
+// Adds a leave time to the transaction queue, in order. Door times never go back and a leave
+// time is after its door time, so the entries before wait_head are gone for good; leave times
+// mostly grow, so the insertion is near the end.
+void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
+  auto& w = u.waiting;
+  if (u.wait_head == w.size()) {
+    w.clear(), u.wait_head = 0;
+  } else if (u.wait_head >= 64) {
+    w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.wait_head)), u.wait_head = 0;
+  }
+  size_t i = w.size();
+  w.push_back(t);
+  for (; i > u.wait_head && w[i - 1] > t; --i) w[i] = w[i - 1];
+  w[i] = t;
 }
 
 // Schedules the unit's buffered writes, oldest first, from cycle t on.

@@ -67,7 +67,9 @@ class FrFcfsController final : public Controller {
     uint64_t busy_lo = 0, busy_hi = 0;
     // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
-    std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
+    // When each request in the transaction queue leaves it, ascending from wait_head.
+    std::vector<uint64_t> waiting;
+    size_t wait_head = 0;
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
   };
@@ -77,6 +79,7 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
+  static void wait_insert(Unit& u, uint64_t t);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
