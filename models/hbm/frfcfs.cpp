@@ -257,10 +257,14 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
       c = hit + ccd_s;
       continue;
     }
-    hit = other.last_in(lo_of(c, before), c + after);
-    if (hit != UINT64_MAX) {
-      c = std::max(c + 1, hit + before);
-      continue;
+    // The other direction's commands all lie before (c - before, c + after): none to check
+    // (always, in a stream of one direction).
+    if (!shortcuts_ || u.dir_max[!write] + before > c + 1) {
+      hit = other.last_in(lo_of(c, before), c + after);
+      if (hit != UINT64_MAX) {
+        c = std::max(c + 1, hit + before);
+        continue;
+      }
     }
     if (!recorded && shortcuts_) {
       recorded = true;
@@ -372,6 +376,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
     u.col_max = std::max(u.col_max, col);
+    u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
     u.any_col = true;
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

@@ -40,8 +40,9 @@ class FrFcfsController final : public Controller {
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
   // The ACT and column searches skip cycles an earlier search found full (the busy intervals
-  // of Unit). Off, every search walks from its start: the same results, slower (tests
-  // compare the two).
+  // of Unit), and a column search skips the other direction's timeline when all its commands
+  // lie before the window. Off, every search walks from its start and checks every timeline:
+  // the same results, slower (tests compare the two).
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
 
  private:
@@ -59,6 +60,7 @@ class FrFcfsController final : public Controller {
     uint64_t last_admit = 0, latest = 0;
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
+    uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
