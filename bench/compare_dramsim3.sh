@@ -11,6 +11,11 @@
 #               printing one JSON line with "req_per_s" (requests per host second, the
 #               MemorySystem's construction excluded) and "bandwidth_gbps"; it must replay the
 #               streams of bench/hbm_streams.h
+#
+# Both rates are CPU time: npusim's is Google Benchmark's items_per_second; DRAMsim3's is the
+# request count over the driver process's user + system seconds (its own "req_per_s" is wall
+# time, which on a loaded machine makes DRAMsim3 look several times slower than it is). The
+# driver's process time includes building the stream and the MemorySystem (a few ms).
 # BUILD_DIR     npusim's build (default: build), with bench/bench_hbm_engine built
 set -eu
 ds3=${1:?DRAMSIM3_DIR}; driver=${2:?DRIVER}; build=${3:-build}
@@ -26,7 +31,12 @@ printf '%-26s %14s %14s %8s %10s %10s\n' workload "npusim req/s" "DRAMsim3 req/s
 run() {  # benchmark name, then the driver's arguments
   name=$1; shift
   np=$(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x['name']==sys.argv[2]][0]; print(b['items_per_second'], b['GBps'])" "$ini.json" "$name")
-  ds=$("$driver" "$ini" "$@" 2>/dev/null | python3 -c "import json,sys; j=json.loads(sys.stdin.readline()); print(j['req_per_s'], j['bandwidth_gbps'])")
+  ds=$(python3 -c "
+import json, resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+j = json.loads(out.decode().splitlines()[0])
+print(int(sys.argv[4]) / (r.ru_utime + r.ru_stime), j['bandwidth_gbps'])" "$driver" "$ini" "$@")
   set -- $np $ds
   python3 -c "import sys; a,b,c,d=map(float,sys.argv[2:]); print('%-26s %14.0f %14.0f %7.0fx %10.2f %10.2f' % (sys.argv[1], a, c, a/c, b, d))" "$name" "$1" "$2" "$3" "$4"
 }

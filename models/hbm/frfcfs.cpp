@@ -1,7 +1,6 @@
 #include "models/hbm/frfcfs.h"
 
 #include <algorithm>
-#include <functional>
 #include <stdexcept>
 
 #include "models/hbm/fcfs.h"
@@ -74,7 +73,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   units_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
-    u.waiting.reserve(c.queue_depth);
+    u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
@@ -106,6 +105,9 @@ uint64_t FrFcfsController::refreshes() const {
 // group) and tFAW (no five ACTs within tFAW) with every ACT granted so far.
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
+  // Under saturation the ACT timeline is full for hundreds of cycles ahead: jump over the
+  // part an earlier search found full.
+  if (a >= u.busy_lo && a < u.busy_hi) a = u.busy_hi;
   if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
@@ -156,9 +158,15 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
   auto low = [](uint64_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
   auto top = [](uint64_t w) { return static_cast<uint64_t>(63 - __builtin_clzll(w)); };
+  // Each jump below skips only cycles that break a constraint, so the first cycle that
+  // passes them all is the earliest allowed one, whatever the order of the checks. The unit's
+  // own checks come first: up to the first cycle that passes them, every cycle is full for
+  // any bank of the unit (the busy interval, see find_act).
+  const uint64_t start = a;
+  bool recorded = false;
   for (;;) {
     // below: cycles [a - 64, a), bit 63 is a - 1; above: [a, a + 64), bit 0 is a.
-    uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
+    const uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
     // tRRD_S: an ACT in (a - rrd_s, a + rrd_s) moves `a` to rrd_s after the latest of them.
     uint64_t hit = above & low(rrd_s);
     if (hit != 0) {
@@ -169,6 +177,43 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
     if (hit != 0) {
       a = a - 64 + top(hit) + rrd_s;
       continue;
+    }
+    if (faw != 0) {
+      // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
+      uint64_t t[9];
+      unsigned n = 0;
+      uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
+      uint64_t left4[4];
+      unsigned nl = 0;
+      while (left != 0 && nl < 4) {
+        const uint64_t b = top(left);
+        left4[nl++] = a - 64 + b;
+        left &= ~(uint64_t{1} << b);
+      }
+      for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
+      const unsigned at = n;
+      t[n++] = a;
+      uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
+      for (unsigned k = 0; right != 0 && k < 4; ++k) {
+        t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
+        right &= right - 1;
+      }
+      uint64_t next = 0;
+      for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
+        if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+      }
+      if (next != 0) {
+        a = std::max(next, a + 1);
+        continue;
+      }
+    }
+    if (!recorded && shortcuts_) {
+      recorded = true;
+      if (start >= u.busy_lo && start <= u.busy_hi) {
+        u.busy_hi = std::max(u.busy_hi, a);
+      } else if (a > start) {
+        u.busy_lo = start, u.busy_hi = a;
+      }
     }
     const uint64_t gb = g.act.bits64(a - 64), ga = g.act.bits64(a);
     hit = ga & low(rrd_l);
@@ -181,32 +226,7 @@ uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
       a = a - 64 + top(hit) + rrd_l;
       continue;
     }
-    if (faw == 0) return a;
-    // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
-    uint64_t t[9];
-    unsigned n = 0;
-    uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
-    uint64_t left4[4];
-    unsigned nl = 0;
-    while (left != 0 && nl < 4) {
-      const uint64_t b = top(left);
-      left4[nl++] = a - 64 + b;
-      left &= ~(uint64_t{1} << b);
-    }
-    for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
-    const unsigned at = n;
-    t[n++] = a;
-    uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
-    for (unsigned k = 0; right != 0 && k < 4; ++k) {
-      t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
-      right &= right - 1;
-    }
-    uint64_t next = 0;
-    for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
-      if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
-    }
-    if (next == 0) return a;
-    a = std::max(next, a + 1);
+    return a;
   }
 }
 
@@ -224,20 +244,39 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
   // Past every column command and burst granted: nothing to check.
   if (!u.any_col || c >= u.col_max + col_clear_) return c;
+  // As for ACTs (find_act_near): the unit's checks first, then the group's; cycles up to the
+  // first that passes the unit's checks stay full for good.
+  uint64_t& busy_lo = u.col_busy_lo[write];
+  uint64_t& busy_hi = u.col_busy_hi[write];
+  if (c >= busy_lo && c < busy_hi) c = busy_hi;
+  const uint64_t start = c;
+  bool recorded = false;
   for (;;) {
     uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
       c = hit + ccd_s;
       continue;
     }
+    // The other direction's commands all lie before (c - before, c + after): none to check
+    // (always, in a stream of one direction).
+    if (!shortcuts_ || u.dir_max[!write] + before > c + 1) {
+      hit = other.last_in(lo_of(c, before), c + after);
+      if (hit != UINT64_MAX) {
+        c = std::max(c + 1, hit + before);
+        continue;
+      }
+    }
+    if (!recorded && shortcuts_) {
+      recorded = true;
+      if (start >= busy_lo && start <= busy_hi) {
+        busy_hi = std::max(busy_hi, c);
+      } else if (c > start) {
+        busy_lo = start, busy_hi = c;
+      }
+    }
     hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
     if (hit != UINT64_MAX) {
       c = hit + ccd_l;
-      continue;
-    }
-    hit = other.last_in(lo_of(c, before), c + after);
-    if (hit != UINT64_MAX) {
-      c = std::max(c + 1, hit + before);
       continue;
     }
     return c;
@@ -254,14 +293,13 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 
   // The transaction queue: wait at the door while it is full.
   uint64_t t = std::max(arrival, u.last_admit);
-  auto& w = u.waiting;
-  const auto later = std::greater<uint64_t>();
   // (A write drained from the write buffer was admitted when it entered the buffer.)
-  while (!drained && !w.empty() && w.front() <= t)
-    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
-  if (!drained && w.size() >= cfg_.queue_depth) {
-    t = w.front();
-    std::pop_heap(w.begin(), w.end(), later), w.pop_back();
+  auto& w = u.waiting;
+  if (!drained) {
+    size_t h = u.wait_head;
+    while (h < w.size() && w[h] <= t) ++h;
+    if (w.size() - h >= cfg_.queue_depth) t = w[h++];
+    u.wait_head = h;
   }
   const uint64_t admit = t;
   if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
@@ -278,7 +316,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   t = std::max(admit, slot);
   // It leaves the transaction queue at t; at once (the common case) it holds no place there.
-  if (t > admit && !drained) w.push_back(t), std::push_heap(w.begin(), w.end(), later);
+  if (t > admit && !drained) wait_insert(u, t);
 
   for (;;) {
     if (refi != 0) {
@@ -338,6 +376,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
     u.col_max = std::max(u.col_max, col);
+    u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
     u.any_col = true;
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
@@ -351,6 +390,22 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
     return done;
   }
+}
+
+// Adds a leave time to the transaction queue, in order. Door times never go back and a leave
+// time is after its door time, so the entries before wait_head are gone for good; leave times
+// mostly grow, so the insertion is near the end.
+void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
+  auto& w = u.waiting;
+  if (u.wait_head == w.size()) {
+    w.clear(), u.wait_head = 0;
+  } else if (u.wait_head >= 64) {
+    w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.wait_head)), u.wait_head = 0;
+  }
+  size_t i = w.size();
+  w.push_back(t);
+  for (; i > u.wait_head && w[i - 1] > t; --i) w[i] = w[i - 1];
+  w[i] = t;
 }
 
 // Schedules the unit's buffered writes, oldest first, from cycle t on.

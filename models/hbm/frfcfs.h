@@ -39,6 +39,11 @@ class FrFcfsController final : public Controller {
   // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
+  // The ACT and column searches skip cycles an earlier search found full (the busy intervals
+  // of Unit), and a column search skips the other direction's timeline when all its commands
+  // lie before the window. Off, every search walks from its start and checks every timeline:
+  // the same results, slower (tests compare the two).
+  void set_search_shortcuts(bool on) { shortcuts_ = on; }
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -55,10 +60,18 @@ class FrFcfsController final : public Controller {
     uint64_t last_admit = 0, latest = 0;
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
+    uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
-    std::vector<uint64_t> waiting;  // min-heap: when each request in the transaction queue leaves
+    // Cycles [busy_lo, busy_hi) hold no ACT that tRRD_S and tFAW allow against the unit's
+    // ACTs: found by an earlier search, and true for good, as reservations are only added.
+    uint64_t busy_lo = 0, busy_hi = 0;
+    // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
+    uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
+    // When each request in the transaction queue leaves it, ascending from wait_head.
+    std::vector<uint64_t> waiting;
+    size_t wait_head = 0;
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
   };
@@ -68,6 +81,7 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
+  static void wait_insert(Unit& u, uint64_t t);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
@@ -97,6 +111,7 @@ class FrFcfsController final : public Controller {
   std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
+  bool shortcuts_ = true;
 };
 
 }  // namespace npusim::models::hbm
