@@ -388,6 +388,8 @@ Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
     all = Json::parse(text);
   } catch (const Json::parse_error& e) {
     fail(path, line_of(text, e.byte), std::string("not valid JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // a number beyond a double
+    fail(path, 0, std::string("not readable JSON: ") + e.what());
   }
   const Json* events = all.is_array() ? &all : all.is_object() && all.contains("traceEvents") ? &all["traceEvents"] : nullptr;
   if (events == nullptr || !events->is_array()) fail(path, 0, "not a Chrome trace (no \"traceEvents\" list)");
@@ -406,6 +408,8 @@ Json load_run_data(const std::string& report_path, const std::string& trace_path
     report = Json::parse(text);
   } catch (const Json::parse_error& e) {
     fail(report_path, line_of(text, e.byte), std::string("not valid JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // a number beyond a double
+    fail(report_path, 0, std::string("not readable JSON: ") + e.what());
   }
   if (!report.is_object() || !report.contains("npusim_report_version"))
     fail(report_path, 1, "not a npusim report (no \"npusim_report_version\"; docs/report.md)");

@@ -292,6 +292,14 @@ std::vector<Descriptor> parse_descriptors_json(std::istream& in, const std::stri
     if (const size_t nl = tok.find('\n'); nl != std::string::npos) tok.erase(nl);
     throw InputError(file, line_at(text, at), tok,
                      fmt::format("invalid JSON at byte {}: {}", e.byte, json_reason(e.what())));
+  } catch (const json::exception& e) {
+    // A number beyond a double (out_of_range.406): the parser names it, not its place.
+    const std::string what = e.what();
+    const size_t q = what.find('\'');
+    const std::string tok = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
+    const size_t at = tok.empty() ? std::string::npos : text.find(tok);
+    throw InputError(file, at == std::string::npos ? 0 : line_at(text, at), tok,
+                     "a number too large to read (beyond the range of a double)");
   }
   const json* list = &doc;
   int depth = 0;
