@@ -18,6 +18,7 @@
 #include "sim/run/scenario_runner.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
+#include "sim/run/stop_signal.h"
 #include <torch/torch.h>
 
 namespace npusim::sim {
@@ -91,6 +92,8 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
   run->callback([a, &cmds] {
+    // SIGINT/SIGTERM: the run stops at its next step and every output below is still written.
+    StopSignals stop;
     for (const auto& p : a->plugins) {
       if (dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
         const char* why = dlerror();

@@ -283,7 +283,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
     out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(),
                        e["expected"].get<std::string>(), e["ok"].get<bool>() ? "ok" : "FAILED",
                        e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+  out << fmt::format("  result: {}\n", result_word(exit_code));
 }
 
 }  // namespace npusim::sim::neuron

@@ -97,9 +97,8 @@ void NeuronSteps::exec(const std::vector<Step>& steps) {
 }
 
 void NeuronSteps::exec(const Step& s) {
-  if (interrupted())
-    throw fw::FirmwareFault(fw::FirmwareFault::kUsage, "interrupt", "interrupted (Ctrl-C)");
-  current_ = &s;
+  current_ = &s;  // an interrupt names the step that did not run
+  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted by {}", s.at.str(), stop_signal_name()));
   progress_.update(++steps_done_, p_->core.now().to_seconds() * 1e9);
   fw::Firmware& f = p_->firmware;
   switch (s.kind) {
@@ -198,6 +197,9 @@ void NeuronSteps::exec(const Step& s) {
       const std::string site = "transfer@" + s.at.str();
       const uint64_t t0 = ps(p_->core.now());
       for (uint64_t off = 0; off < s.size || (s.size == 0 && off == 0); off += chunk) {
+        if (off != 0 && interrupted())  // a long chunked transfer stops between its chunks
+          throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} bytes", s.at.str(),
+                                                    stop_signal_name(), off, s.size));
         f.transfer(dst + off, src + off, std::min(chunk, s.size - off), m, site);
         if (s.size == 0) break;
       }

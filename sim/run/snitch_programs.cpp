@@ -124,7 +124,7 @@ void SnitchPrograms::barrier(Ctx& x, bool global) {
 }
 
 void SnitchPrograms::exec(Ctx& x, const Step& s) {
-  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted (Ctrl-C)", s.at.str()));
+  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted by {}", s.at.str(), stop_signal_name()));
   x.current = &s;
   models::Core& c = *x.core;
   progress_.update(++steps_done_, c.now().to_seconds() * 1e9);
@@ -173,6 +173,9 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       for (size_t k = 0; k < ns; ++k) stores[k] = eval(x, s.stores[k]);
       const uint64_t mask = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
       for (uint64_t i = 0; i < count; ++i) {
+        if ((i & 1023) == 1023 && interrupted())  // a long stream stops between its accesses
+          throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} elements", s.at.str(),
+                                                    stop_signal_name(), i, count));
         const uint64_t off = i * stride;
         for (size_t k = 0; k < nl; ++k) {
           uint64_t v = 0;
@@ -296,6 +299,14 @@ void SnitchPrograms::core_main(Ctx& x) {
                       nlohmann::json{{"call", as::call_name(e.info().call)}, {"size", e.info().size},
                                      {"past_end", e.info().past_end}, {"action", "core stopped"},
                                      {"step", x.current ? x.current->at.str() : ""}});
+  } catch (const RunFault& e) {
+    forget_unwound_frames();
+    if (e.kind() == "interrupted") {
+      x.status = Ctx::kInterrupted;  // stopped by SIGINT/SIGTERM: not a fault of the program
+    } else {
+      x.status = Ctx::kFault;
+      faults_.push_back(FaultRecord{e.kind(), e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
+    }
   } catch (const std::exception&) {  // a failed check, a bus error, anything the models refuse
     forget_unwound_frames();
     x.status = Ctx::kFault;
@@ -428,6 +439,14 @@ void SnitchPrograms::start() {
 
 void SnitchPrograms::collect() {
   progress_.finish();
+  // After SIGINT/SIGTERM a core left waiting (at a barrier its stopped peers never reach) was
+  // interrupted too, not hung.
+  if (interrupted())
+    for (auto& x : ctx_)
+      if (x->status == Ctx::kPending) {
+        x->status = Ctx::kInterrupted;
+        x->end_ps = ps(x->core->now());
+      }
   // Cores run in kernel order: list what they recorded by time, then cluster and core.
   std::stable_sort(traps_.begin(), traps_.end(), [](const TrapRecord& a, const TrapRecord& b) {
     return std::tie(a.t_ps, a.cluster, a.core) < std::tie(b.t_ps, b.cluster, b.core);

@@ -359,7 +359,7 @@ class TorchOps : public Workload {
   for (const auto& e : expectations)
     out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
                        e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+  out << fmt::format("  result: {}\n", result_word(exit_code));
 
   }
 
