@@ -12,6 +12,7 @@
 
 #include "allocators/xmem/xmem_heap.h"
 #include "firmware/firmware.h"
+#include "firmware/stop_request.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
 
@@ -42,6 +43,9 @@ Fault classify_fault(std::exception_ptr e) {
     fl.message = x.what();
   } catch (const alloc::xmem::HeapCorrupted& x) {
     fl.kind = "heap corrupted";
+    fl.message = x.what();
+  } catch (const fw::StopRequested& x) {
+    fl.kind = "interrupted";
     fl.message = x.what();
   } catch (const RunFault& x) {
     fl.kind = x.kind();

@@ -173,9 +173,12 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       for (size_t k = 0; k < ns; ++k) stores[k] = eval(x, s.stores[k]);
       const uint64_t mask = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
       for (uint64_t i = 0; i < count; ++i) {
-        if ((i & 1023) == 1023 && interrupted())  // a long stream stops between its accesses
-          throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} elements", s.at.str(),
-                                                    stop_signal_name(), i, count));
+        if ((i & 1023) == 1023) {  // a long stream ticks the progress and stops between its accesses
+          progress_.update(steps_done_, c.now().to_seconds() * 1e9);
+          if (interrupted())
+            throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} elements", s.at.str(),
+                                                      stop_signal_name(), i, count));
+        }
         const uint64_t off = i * stride;
         for (size_t k = 0; k < nl; ++k) {
           uint64_t v = 0;

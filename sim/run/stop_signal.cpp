@@ -3,11 +3,14 @@
 #include <atomic>
 #include <csignal>
 
+#include "firmware/stop_request.h"
+
 namespace npusim::sim {
 
 namespace {
 
-std::atomic<int> g_signal{0};
+// The flag lives in firmware/stop_request.h: firmware (the torch runtime) polls the same one.
+std::atomic<int>& g_signal = fw::g_stop_request;
 int g_depth = 0;
 struct sigaction g_old_int {}, g_old_term {};
 

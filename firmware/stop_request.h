@@ -1,0 +1,30 @@
+// A request to stop the simulated program early, set by the host program: npusim's run pipeline
+// sets it on the first SIGINT or SIGTERM (sim/run/stop_signal.h). Firmware whose calls can run
+// long polls it at its call boundaries and ends the program there, so the run's outputs still
+// describe everything simulated so far. Header-only: the torch runtime and npusim share one flag.
+#pragma once
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+namespace npusim::fw {
+
+// The signal number of the request (SIGINT, SIGTERM), 0 when none.
+inline std::atomic<int> g_stop_request{0};
+
+inline bool stop_requested() { return g_stop_request.load(std::memory_order_relaxed) != 0; }
+
+// Thrown at a call boundary after a stop request; the run reports it as "interrupted".
+class StopRequested : public std::runtime_error {
+ public:
+  explicit StopRequested(const std::string& where)
+      : std::runtime_error(where + (where.empty() ? "" : ": ") + "stopped by a stop request (SIGINT/SIGTERM)") {}
+};
+
+// Call at every boundary where the program may end early (an API call, a transfer chunk).
+inline void throw_if_stop_requested(const std::string& where = "") {
+  if (stop_requested()) throw StopRequested(where);
+}
+
+}  // namespace npusim::fw
