@@ -197,7 +197,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
                     {"free_errors", t.free_errors},
                     {"peak_used", t.peak_used},
                     {"descriptors_peak", t.peak_descriptors},
-                    {"exhaustion_events", m.at(h + ".exhaustion_events")},
+                    {"exhaustion_events", static_cast<uint64_t>(m.at(h + ".exhaustion_events"))},  // a count
                     {"worst_fragmentation", t.worst_fragmentation},
                     {"final_free_bytes", t.free_bytes},
                     {"final_allocated_bytes", t.allocated_bytes},
@@ -251,7 +251,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        j["allocations"].get<uint64_t>(), j["alloc_failures"].get<uint64_t>(),
                        j["frees"].get<uint64_t>(), j["free_errors"].get<uint64_t>(),
                        j["descriptors_peak"].get<uint64_t>(), j["descriptors"].get<uint64_t>(),
-                       j["exhaustion_events"].get<double>(), 100.0 * j["worst_fragmentation"].get<double>());
+                       j["exhaustion_events"].get<uint64_t>(), 100.0 * j["worst_fragmentation"].get<double>());
   }
   for (const char* mem : {"dataram", "hbm"}) {
     const auto& j = r["memories"][mem];
