@@ -230,6 +230,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
   r["markers"] = marks;
   if (markers_.size() > kReportMarkers) r["markers_omitted"] = markers_.size() - kReportMarkers;
   r["layout_warnings"] = layout_warnings_;
+  if (!warnings_.empty()) r["warnings"] = warnings_;  // only when there are any
   Json metrics_json = Json::object();
   for (const auto& [k, v] : m) metrics_json[k] = v;
   r["metrics"] = metrics_json;
@@ -277,6 +278,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        human_bytes(r["stack"]["hbm_stack_size"].get<double>()),
                        r["stack"]["hbm_stack"].get<uint64_t>(), human_bytes(r["stack"]["hbm_high_water"].get<double>()));
   for (const auto& w : layout_warnings_) out << "  layout warning: " << w << "\n";
+  for (const auto& w : warnings_) out << "  warning: " << w << "\n";
   for (const auto& v : p_->dma.faults()) out << "  " << v.message << "\n";
   if (fault_) out << fmt::format("  FAULT ({}) at {}: {}\n", fault_->kind, human_ns(static_cast<double>(fault_->time_ps) / 1e3), fault_->message);
   for (const auto& e : expectations)

@@ -114,6 +114,7 @@ void NeuronSteps::exec(const Step& s) {
       const HeapId id = heap_id(s.heap);
       uint64_t addr = 0;
       int r;
+      const uint64_t held_before = heaps_[id].allocated_bytes;
       if (id == HeapId::kHbm) {
         r = f.neuron_hbm_allocate(static_cast<uint32_t>(s.size), &addr, static_cast<uint32_t>(s.align));
       } else if (id == HeapId::kDataram) {
@@ -138,9 +139,23 @@ void NeuronSteps::exec(const Step& s) {
                           "status {} {}",
                           s.at.str(), s.size, s.align, s.heap, f.heaps().last_xmem_status(),
                           alloc::xmem::status_name(f.heaps().last_xmem_status())));
-      } else if (!s.name.empty()) {
-        names_[s.name] = addr;
-        failed_names_.erase(s.name);
+      } else {
+        // xmem adds the alignment slack to the size in u32: near 2^32 it wraps and "succeeds"
+        // with a tiny block (heap replay warns the same way).
+        const HeapTrack& t = heaps_[id];
+        if (s.size > t.pool_size && t.allocated_bytes >= held_before) {
+          const std::string w = fmt::format(
+              "{}: alloc of {} bytes from the {} heap succeeded, but size + alignment slack wrapped "
+              "around 2^32: the block holds only {} bytes",
+              s.at.str(), s.size, s.heap, t.allocated_bytes - held_before);
+          warnings_.push_back(w);
+          for (auto& o : obs_)
+            o->instant("faults", "u32 size wrap", ps(p_->core.now()), Json{{"message", w}, {"step", s.at.str()}});
+        }
+        if (!s.name.empty()) {
+          names_[s.name] = addr;
+          failed_names_.erase(s.name);
+        }
       }
       break;
     }
