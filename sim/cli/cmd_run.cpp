@@ -73,7 +73,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
   run->add_option("--limit", a->limits,
-                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
+                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes|dma_rows|stream_elements=N (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--html", a->html, "Write the self-contained HTML report at the end (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");

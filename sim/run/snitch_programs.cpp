@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/run/snitch_run.h"
+#include "sim/input/limits.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim::snitch {
@@ -163,6 +164,9 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       const uint64_t stride = eval_or(x, s.stride, bytes);
       const uint64_t cycles = eval_or(x, s.compute, 0);
       const uint64_t value = eval_or(x, s.value, 0);
+      if (count > limits().stream_elements)
+        throw RunFault("limit", fmt::format("{}: count {} on {} is more than the limit of {} elements (--limit "
+                                            "stream_elements=N)", s.at.str(), count, x.name, limits().stream_elements));
       if (bytes == 0 || bytes > 8)
         throw RunFault("bad operand", fmt::format("{}: a core access is 1 to 8 bytes, not {}", s.at.str(), bytes));
       uint64_t loads[8], stores[8];
@@ -220,6 +224,9 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       const uint64_t t0 = ps(c.now());
       const uint64_t src = eval(x, s.a), dst = eval(x, s.b), bytes = eval(x, s.c);
       const uint64_t rows = eval_or(x, s.count, 1);
+      if (rows > limits().dma_rows)
+        throw RunFault("limit", fmt::format("{}: dma of {} rows is more than the limit of {} (--limit dma_rows=N)",
+                                            s.at.str(), rows, limits().dma_rows));
       const uint64_t ss = eval_or(x, s.stride, bytes), ds = eval_or(x, s.d, bytes);
       models::DmaEngine& dma = sys_->dma(x.cluster);
       const char* site = rows > 1 ? "snrt_dma_start_2d" : "snrt_dma_start_1d";
