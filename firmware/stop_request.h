@@ -23,8 +23,19 @@ class StopRequested : public std::runtime_error {
 };
 
 // Call at every boundary where the program may end early (an API call, a transfer chunk).
-inline void throw_if_stop_requested(const std::string& where = "") {
+inline void throw_if_stop_requested(const char* where = "") {
   if (stop_requested()) throw StopRequested(where);
+}
+
+// Set by the host for the length of a run: its progress line, ticked with the simulated time
+// (ns) of the core at the boundary. nullptr: nothing to tick.
+inline void (*g_boundary_tick)(double sim_ns) = nullptr;
+
+// The one call firmware makes at each call boundary (the torch runtime: every API call): ticks
+// the host's progress and ends the program there after SIGINT/SIGTERM.
+inline void at_call_boundary(const char* where, double sim_ns) {
+  if (g_boundary_tick) g_boundary_tick(sim_ns);
+  throw_if_stop_requested(where);
 }
 
 }  // namespace npusim::fw
