@@ -30,6 +30,9 @@ npusim_cli_test(replay_snitch_bad_core 2 "core"
 
 # snitch-cluster runs: bad input names file, line and column (exit 2); traps without
 # expectations fail the run (exit 1).
+# A hung core did not finish: no "end 0.0 ns" (issue 13).
+npusim_cli_test(snitch_hung_no_end 1 "c0_core0 +hung +did not finish  , .*c0_dm +finished +end +156.0 ns"
+                run tests/data/snitch_hung.yaml)
 npusim_cli_test(snitch_bad_step 2 "tests/data/snitch_bad_step.yaml:5:5: unknown step 'alloc'"
                 run tests/data/snitch_bad_step.yaml)
 npusim_cli_test(snitch_unbound 2 "tests/data/snitch_unbound.yaml:4:14: compute: 'tile' is used before any step binds it"

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"${JOBS:-2}" --target npusim
+# The plugin example too: scenarios/torch_plugin_clamp.yaml runs its op from that library.
+cmake --build build -j"${JOBS:-2}" --target npusim npusim_plugin_example
 ./build/npusim run --trace build/default-trace.json --vcd build/default.vcd \
   --report build/default-report.json
+echo "A torch op from a plugin: ./build/npusim run --plugin build/firmware/torch/libnpusim_plugin_example.so scenarios/torch_plugin_clamp.yaml"

@@ -18,6 +18,7 @@
 #include "sim/run/scenario_runner.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
+#include "sim/run/stop_signal.h"
 #include <torch/torch.h>
 
 namespace npusim::sim {
@@ -72,7 +73,7 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--vcd", a->vcd, "Write a VCD waveform file (open in GTKWave)");
   run->add_option("--report", a->report, "Write the JSON report (docs/report.md)");
   run->add_option("--limit", a->limits,
-                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes=N (repeatable)")
+                  "Raise or lower a limit: yaml_nodes|steps|loop_trips|host_bytes|dma_rows|stream_elements=N (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--html", a->html, "Write the self-contained HTML report at the end (docs/report.md)");
   run->add_flag("--list-ops", a->list_ops, "List the registered custom ops and exit");
@@ -91,6 +92,8 @@ void register_run_command(CLI::App& app, Commands& cmds) {
   run->add_option("--plugin", a->plugins, "Load a shared library of torch-API ops (repeatable; docs/custom-ops.md)")
       ->allow_extra_args(false);
   run->callback([a, &cmds] {
+    // SIGINT/SIGTERM: the run stops at its next step and every output below is still written.
+    StopSignals stop;
     for (const auto& p : a->plugins) {
       if (dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
         const char* why = dlerror();

@@ -88,7 +88,7 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
       const auto ran = sweep::run_local(plan, dir, opt, std::cerr);
       const auto s = sweep::collect(dir);
       print_summary(dir, s);
-      cmds.exit_code = ran.missing > 0 ? 130 : summary_code(s);
+      cmds.exit_code = ran.signal ? 128 + ran.signal : summary_code(s);  // 130/143 when stopped
     } catch (const std::runtime_error& e) {  // InputError, or a file system error
       std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;

@@ -9,6 +9,7 @@
 #include "sim/input/platform_config.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/traffic.h"
+#include "sim/run/stop_signal.h"
 
 namespace npusim::sim {
 
@@ -42,6 +43,8 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
   t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
       ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
+  t->add_flag("--progress", a->opt.progress,
+              "Show progress on stderr even when it is not a terminal (on a terminal: always)");
   t->callback([a, rate, &cmds] {
     auto number = [](const std::string& opt, const std::string& v) {
       auto n = parse_number(v);
@@ -67,10 +70,11 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
     if (rate->count() > 0) a->opt.rate = a->rate;
     try {
       for (const auto& s : a->sets) a->opt.overrides.push_back(models::parse_override(s));
+      StopSignals stop;  // SIGINT/SIGTERM: the pattern ends at the next request; results printed
       const TrafficResult r = run_traffic(a->opt);
       if (a->json) print_json(r, std::cout);
       else print_text(r, std::cout);
-      cmds.exit_code = 0;
+      cmds.exit_code = stop_exit_code();  // 0, or 130/143
     } catch (const models::ConfigError& e) {
       const InputError ie(e.file(), e.line(), e.key() + "=" + e.value(),
                           config_reason(e, e.key(), e.value()));

@@ -13,11 +13,13 @@ struct Limits {
   uint64_t steps = 10'000'000;         // steps a Neuron program executes, loops unrolled
   uint64_t loop_trips = 100'000'000;   // trip count of one loop
   uint64_t host_bytes = 1ull << 32;    // host memory one torch op's tensors may take (4 GiB)
+  uint64_t dma_rows = 1'000'000;       // rows of one Snitch dma (a strided one: a descriptor each)
+  uint64_t stream_elements = 100'000'000;  // elements of one Snitch stream/load/store/check
 };
 
 Limits& limits();
 
-// Applies "KEY=N" (yaml_nodes, steps, loop_trips, host_bytes); throws InputError naming the
+// Applies "KEY=N" (yaml_nodes, steps, loop_trips, host_bytes, dma_rows, stream_elements); throws InputError naming the
 // setting on an unknown key or a value that is not a positive number.
 void set_limit(const std::string& setting);
 

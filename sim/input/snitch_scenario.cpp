@@ -11,6 +11,7 @@
 
 #include "sim/tools/heap_replay.h"
 #include "sim/input/key_tables.h"
+#include "sim/input/limits.h"
 #include "sim/input/yaml_input.h"
 
 namespace npusim::sim::snitch {
@@ -111,6 +112,12 @@ class Parser : public YamlInput {
       case Expr::kOr: return x || y;
       default: return 0;
     }
+  }
+  // A constant count above its limit is an error before anything runs (a computed one is
+  // checked when the step runs: sim/run/snitch_programs.cpp).
+  void check_count(const YAML::Node& n, const Expr& e, uint64_t limit, const char* what, const char* key) {
+    if (e.present && e.constant() && e.ops[0].imm > limit)
+      fail(n, fmt::format("{} {} is more than the limit of {} (--limit {}=N)", what, e.ops[0].imm, limit, key));
   }
   [[noreturn]] void efail(const std::string& why) const {
     fail(*node_, fmt::format("{}: {} (at column {} of \"{}\")", what_, why, pos_ + 1, src_));
@@ -235,6 +242,7 @@ class Parser : public YamlInput {
     if (m["stride"]) s.stride = expr(m["stride"], "stride");
     if (m["bytes"]) s.bytes = expr(m["bytes"], "bytes");
     if (m["value"]) s.value = expr(m["value"], "value");
+    check_count(m["count"], s.count, limits().stream_elements, "count", "stream_elements");
   }
   std::vector<Expr> addr_list(const YAML::Node& n, const char* what) {
     std::vector<Expr> v;
@@ -352,6 +360,7 @@ class Parser : public YamlInput {
       s.b = expr(arg["dst"], "dst");
       s.c = expr(arg["bytes"], "bytes");
       if (arg["rows"]) s.count = expr(arg["rows"], "rows");
+      check_count(arg["rows"], s.count, limits().dma_rows, "rows", "dma_rows");
       if (arg["src_stride"]) s.stride = expr(arg["src_stride"], "src_stride");
       if (arg["dst_stride"]) s.d = expr(arg["dst_stride"], "dst_stride");
     } else if (name == "dma_wait") {

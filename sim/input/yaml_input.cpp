@@ -195,10 +195,13 @@ void set_limit(const std::string& setting) {
                 : key == "steps"    ? &l.steps
                 : key == "loop_trips" ? &l.loop_trips
                 : key == "host_bytes" ? &l.host_bytes
+                : key == "dma_rows" ? &l.dma_rows
+                : key == "stream_elements" ? &l.stream_elements
                                       : nullptr;
   if (v == nullptr || eq == std::string::npos)
     throw InputError("--limit", 0, setting,
-                     "expected KEY=N with KEY one of yaml_nodes, steps, loop_trips, host_bytes");
+                     "expected KEY=N with KEY one of yaml_nodes, steps, loop_trips, host_bytes, dma_rows, "
+                     "stream_elements");
   const auto n = parse_size(setting.substr(eq + 1));
   if (!n || *n == 0) throw InputError("--limit", 0, setting, "the limit must be a positive size");
   *v = *n;

@@ -197,7 +197,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
                     {"free_errors", t.free_errors},
                     {"peak_used", t.peak_used},
                     {"descriptors_peak", t.peak_descriptors},
-                    {"exhaustion_events", m.at(h + ".exhaustion_events")},
+                    {"exhaustion_events", static_cast<uint64_t>(m.at(h + ".exhaustion_events"))},  // a count
                     {"worst_fragmentation", t.worst_fragmentation},
                     {"final_free_bytes", t.free_bytes},
                     {"final_allocated_bytes", t.allocated_bytes},
@@ -230,6 +230,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
   r["markers"] = marks;
   if (markers_.size() > kReportMarkers) r["markers_omitted"] = markers_.size() - kReportMarkers;
   r["layout_warnings"] = layout_warnings_;
+  if (!warnings_.empty()) r["warnings"] = warnings_;  // only when there are any
   Json metrics_json = Json::object();
   for (const auto& [k, v] : m) metrics_json[k] = v;
   r["metrics"] = metrics_json;
@@ -251,7 +252,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        j["allocations"].get<uint64_t>(), j["alloc_failures"].get<uint64_t>(),
                        j["frees"].get<uint64_t>(), j["free_errors"].get<uint64_t>(),
                        j["descriptors_peak"].get<uint64_t>(), j["descriptors"].get<uint64_t>(),
-                       j["exhaustion_events"].get<double>(), 100.0 * j["worst_fragmentation"].get<double>());
+                       j["exhaustion_events"].get<uint64_t>(), 100.0 * j["worst_fragmentation"].get<double>());
   }
   for (const char* mem : {"dataram", "hbm"}) {
     const auto& j = r["memories"][mem];
@@ -277,13 +278,14 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        human_bytes(r["stack"]["hbm_stack_size"].get<double>()),
                        r["stack"]["hbm_stack"].get<uint64_t>(), human_bytes(r["stack"]["hbm_high_water"].get<double>()));
   for (const auto& w : layout_warnings_) out << "  layout warning: " << w << "\n";
+  for (const auto& w : warnings_) out << "  warning: " << w << "\n";
   for (const auto& v : p_->dma.faults()) out << "  " << v.message << "\n";
   if (fault_) out << fmt::format("  FAULT ({}) at {}: {}\n", fault_->kind, human_ns(static_cast<double>(fault_->time_ps) / 1e3), fault_->message);
   for (const auto& e : expectations)
     out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(),
                        e["expected"].get<std::string>(), e["ok"].get<bool>() ? "ok" : "FAILED",
                        e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+  out << fmt::format("  result: {}\n", result_word(exit_code));
 }
 
 }  // namespace npusim::sim::neuron

@@ -97,9 +97,8 @@ void NeuronSteps::exec(const std::vector<Step>& steps) {
 }
 
 void NeuronSteps::exec(const Step& s) {
-  if (interrupted())
-    throw fw::FirmwareFault(fw::FirmwareFault::kUsage, "interrupt", "interrupted (Ctrl-C)");
-  current_ = &s;
+  current_ = &s;  // an interrupt names the step that did not run
+  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted by {}", s.at.str(), stop_signal_name()));
   progress_.update(++steps_done_, p_->core.now().to_seconds() * 1e9);
   fw::Firmware& f = p_->firmware;
   switch (s.kind) {
@@ -115,6 +114,7 @@ void NeuronSteps::exec(const Step& s) {
       const HeapId id = heap_id(s.heap);
       uint64_t addr = 0;
       int r;
+      const uint64_t held_before = heaps_[id].allocated_bytes;
       if (id == HeapId::kHbm) {
         r = f.neuron_hbm_allocate(static_cast<uint32_t>(s.size), &addr, static_cast<uint32_t>(s.align));
       } else if (id == HeapId::kDataram) {
@@ -139,9 +139,23 @@ void NeuronSteps::exec(const Step& s) {
                           "status {} {}",
                           s.at.str(), s.size, s.align, s.heap, f.heaps().last_xmem_status(),
                           alloc::xmem::status_name(f.heaps().last_xmem_status())));
-      } else if (!s.name.empty()) {
-        names_[s.name] = addr;
-        failed_names_.erase(s.name);
+      } else {
+        // xmem adds the alignment slack to the size in u32: near 2^32 it wraps and "succeeds"
+        // with a tiny block (heap replay warns the same way).
+        const HeapTrack& t = heaps_[id];
+        if (s.size > t.pool_size && t.allocated_bytes >= held_before) {
+          const std::string w = fmt::format(
+              "{}: alloc of {} bytes from the {} heap succeeded, but size + alignment slack wrapped "
+              "around 2^32: the block holds only {} bytes",
+              s.at.str(), s.size, s.heap, t.allocated_bytes - held_before);
+          warnings_.push_back(w);
+          for (auto& o : obs_)
+            o->instant("faults", "u32 size wrap", ps(p_->core.now()), Json{{"message", w}, {"step", s.at.str()}});
+        }
+        if (!s.name.empty()) {
+          names_[s.name] = addr;
+          failed_names_.erase(s.name);
+        }
       }
       break;
     }
@@ -198,6 +212,9 @@ void NeuronSteps::exec(const Step& s) {
       const std::string site = "transfer@" + s.at.str();
       const uint64_t t0 = ps(p_->core.now());
       for (uint64_t off = 0; off < s.size || (s.size == 0 && off == 0); off += chunk) {
+        if (off != 0 && interrupted())  // a long chunked transfer stops between its chunks
+          throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} bytes", s.at.str(),
+                                                    stop_signal_name(), off, s.size));
         f.transfer(dst + off, src + off, std::min(chunk, s.size - off), m, site);
         if (s.size == 0) break;
       }

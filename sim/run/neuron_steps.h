@@ -98,6 +98,7 @@ class NeuronSteps : public Workload {
   // long the text, so a loop of a million markers stays small (issue 14).
   std::vector<std::pair<uint64_t, const Step*>> markers_;
   std::vector<std::string> layout_warnings_;
+  std::vector<std::string> warnings_;  // of the run (u32 size wraps); the report's `warnings`
   const Step* current_ = nullptr;
   std::optional<Fault> fault_;
   uint64_t double_frees_ = 0;

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -14,28 +12,19 @@
 
 #include "allocators/xmem/xmem_heap.h"
 #include "firmware/firmware.h"
+#include "firmware/stop_request.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
 
 namespace npusim::sim {
 
-namespace {
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) {
-  g_interrupted = true;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
-}
-}  // namespace
-
 uint64_t to_ps(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5); }
 
-bool interrupted() { return g_interrupted; }
+void simulate() { sc_core::sc_start(); }
 
-void simulate() {
-  g_interrupted = false;
-  auto old = std::signal(SIGINT, on_sigint);
-  sc_core::sc_start();
-  std::signal(SIGINT, old);
+std::string result_word(int exit_code) {
+  if (interrupted() && exit_code == stop_exit_code()) return fmt::format("INTERRUPTED ({})", stop_signal_name());
+  return exit_code == 0 ? "PASS" : "FAIL";
 }
 
 
@@ -54,6 +43,9 @@ Fault classify_fault(std::exception_ptr e) {
     fl.message = x.what();
   } catch (const alloc::xmem::HeapCorrupted& x) {
     fl.kind = "heap corrupted";
+    fl.message = x.what();
+  } catch (const fw::StopRequested& x) {
+    fl.kind = "interrupted";
     fl.message = x.what();
   } catch (const RunFault& x) {
     fl.kind = x.kind();
@@ -126,6 +118,8 @@ nlohmann::ordered_json report_head(const std::string& name, const std::string& f
 
 RunResult run_pipeline(Workload& w, const std::vector<Expectation>& expect, std::ostream& out,
                        std::vector<std::unique_ptr<RunObserver>> observers) {
+  // SIGINT/SIGTERM from here on stop the workload at its next step; the outputs are written.
+  StopSignals stop;
   w.prepare();
   w.build();
   w.attach(observers);
@@ -138,8 +132,13 @@ RunResult run_pipeline(Workload& w, const std::vector<Expectation>& expect, std:
   bool ok = evaluate_expectations(expect, m, exps, res.failed_expectations);
   if (w.fails(!expect.empty())) ok = false;
   res.exit_code = ok ? 0 : 1;
+  if (interrupted()) res.exit_code = stop_exit_code();  // 130 or 143, whatever else happened
   w.finish_outputs(m);
   res.report = w.report(res.exit_code, exps);
+  if (interrupted()) {
+    res.report["outcome"]["status"] = "interrupted";
+    res.report["interrupted"] = stop_signal_name();
+  }
   w.summary(out, res.report, exps, res.exit_code);
   return res;
 }

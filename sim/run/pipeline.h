@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/output/progress.h"
+#include "sim/run/stop_signal.h"
 #include "sim/run/scenario_runner.h"
 
 namespace npusim::sim {
@@ -48,11 +49,14 @@ Fault classify_fault(std::exception_ptr e);
 // catching frame. A no-op without ASan.
 void forget_unwound_frames();
 
-// Runs the simulation to its end with the one Ctrl-C handler of a run: the first SIGINT sets
-// interrupted() (workloads poll it between steps and stop with a fault), a second one ends
-// the process. The hook for better signal handling.
+// Runs the simulation to its end. run_pipeline holds a StopSignals (stop_signal.h) for the
+// whole run: the first SIGINT or SIGTERM sets interrupted(), which the workloads poll at every
+// step (and inside long steps at transaction boundaries) and stop with an "interrupted" fault;
+// the pipeline then writes every output and returns stop_exit_code() (130 or 143), the report
+// marked "interrupted". A second signal ends the process at once.
 void simulate();
-bool interrupted();
+// The last line of a summary: PASS, FAIL, or INTERRUPTED (SIGINT|SIGTERM).
+std::string result_word(int exit_code);
 
 // Progress lines: sim/output/progress.h.
 

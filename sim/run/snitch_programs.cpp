@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/run/snitch_run.h"
+#include "sim/input/limits.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim::snitch {
@@ -124,7 +125,7 @@ void SnitchPrograms::barrier(Ctx& x, bool global) {
 }
 
 void SnitchPrograms::exec(Ctx& x, const Step& s) {
-  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted (Ctrl-C)", s.at.str()));
+  if (interrupted()) throw RunFault("interrupted", fmt::format("{}: interrupted by {}", s.at.str(), stop_signal_name()));
   x.current = &s;
   models::Core& c = *x.core;
   progress_.update(++steps_done_, c.now().to_seconds() * 1e9);
@@ -163,6 +164,9 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       const uint64_t stride = eval_or(x, s.stride, bytes);
       const uint64_t cycles = eval_or(x, s.compute, 0);
       const uint64_t value = eval_or(x, s.value, 0);
+      if (count > limits().stream_elements)
+        throw RunFault("limit", fmt::format("{}: count {} on {} is more than the limit of {} elements (--limit "
+                                            "stream_elements=N)", s.at.str(), count, x.name, limits().stream_elements));
       if (bytes == 0 || bytes > 8)
         throw RunFault("bad operand", fmt::format("{}: a core access is 1 to 8 bytes, not {}", s.at.str(), bytes));
       uint64_t loads[8], stores[8];
@@ -173,6 +177,12 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       for (size_t k = 0; k < ns; ++k) stores[k] = eval(x, s.stores[k]);
       const uint64_t mask = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
       for (uint64_t i = 0; i < count; ++i) {
+        if ((i & 1023) == 1023) {  // a long stream ticks the progress and stops between its accesses
+          progress_.update(steps_done_, c.now().to_seconds() * 1e9);
+          if (interrupted())
+            throw RunFault("interrupted", fmt::format("{}: interrupted by {} after {} of {} elements", s.at.str(),
+                                                      stop_signal_name(), i, count));
+        }
         const uint64_t off = i * stride;
         for (size_t k = 0; k < nl; ++k) {
           uint64_t v = 0;
@@ -214,6 +224,9 @@ void SnitchPrograms::exec(Ctx& x, const Step& s) {
       const uint64_t t0 = ps(c.now());
       const uint64_t src = eval(x, s.a), dst = eval(x, s.b), bytes = eval(x, s.c);
       const uint64_t rows = eval_or(x, s.count, 1);
+      if (rows > limits().dma_rows)
+        throw RunFault("limit", fmt::format("{}: dma of {} rows is more than the limit of {} (--limit dma_rows=N)",
+                                            s.at.str(), rows, limits().dma_rows));
       const uint64_t ss = eval_or(x, s.stride, bytes), ds = eval_or(x, s.d, bytes);
       models::DmaEngine& dma = sys_->dma(x.cluster);
       const char* site = rows > 1 ? "snrt_dma_start_2d" : "snrt_dma_start_1d";
@@ -296,6 +309,14 @@ void SnitchPrograms::core_main(Ctx& x) {
                       nlohmann::json{{"call", as::call_name(e.info().call)}, {"size", e.info().size},
                                      {"past_end", e.info().past_end}, {"action", "core stopped"},
                                      {"step", x.current ? x.current->at.str() : ""}});
+  } catch (const RunFault& e) {
+    forget_unwound_frames();
+    if (e.kind() == "interrupted") {
+      x.status = Ctx::kInterrupted;  // stopped by SIGINT/SIGTERM: not a fault of the program
+    } else {
+      x.status = Ctx::kFault;
+      faults_.push_back(FaultRecord{e.kind(), e.what(), x.current ? x.current->at.str() : "", x.name, ps(x.core->now())});
+    }
   } catch (const std::exception&) {  // a failed check, a bus error, anything the models refuse
     forget_unwound_frames();
     x.status = Ctx::kFault;
@@ -428,6 +449,14 @@ void SnitchPrograms::start() {
 
 void SnitchPrograms::collect() {
   progress_.finish();
+  // After SIGINT/SIGTERM a core left waiting (at a barrier its stopped peers never reach) was
+  // interrupted too, not hung.
+  if (interrupted())
+    for (auto& x : ctx_)
+      if (x->status == Ctx::kPending) {
+        x->status = Ctx::kInterrupted;
+        x->end_ps = ps(x->core->now());
+      }
   // Cores run in kernel order: list what they recorded by time, then cluster and core.
   std::stable_sort(traps_.begin(), traps_.end(), [](const TrapRecord& a, const TrapRecord& b) {
     return std::tie(a.t_ps, a.cluster, a.core) < std::tie(b.t_ps, b.cluster, b.core);

@@ -62,7 +62,7 @@ struct Ctx {
   std::vector<uint8_t> bound;
   std::vector<uint64_t> tickets;
   const Step* current = nullptr;
-  enum Status { kPending, kFinished, kStopped, kFault } status = kPending;
+  enum Status { kPending, kFinished, kStopped, kFault, kInterrupted } status = kPending;
   uint64_t end_ps = 0;
   uint64_t step_start = 0;  // start of the allocation step in progress (ps)
   uint64_t accesses = 0;  // loads and stores of stream/check steps

@@ -74,6 +74,7 @@ const char* status_name(Ctx::Status s) {
     case Ctx::kFinished: return "finished";
     case Ctx::kStopped: return "stopped by trap";
     case Ctx::kFault: return "fault";
+    case Ctx::kInterrupted: return "interrupted";
     default: return "hung";
   }
 }
@@ -130,7 +131,11 @@ Json SnitchPrograms::report(int exit_code, const std::vector<Json>& expectations
            {"tcdm_accesses", ts.accesses},
            {"tcdm_conflicts", ts.conflicts},
            {"tcdm_stall_cycles", ts.stall_cycles}};
-    if (x->status == Ctx::kPending) j["blocked_at"] = x->current ? x->current->at.str() : "";
+    if (x->status == Ctx::kPending) {
+      j["end_ns"] = nullptr;  // it never finished: no end time
+      j["blocked_at"] = x->current ? x->current->at.str() : "";
+    }
+    if (x->status == Ctx::kInterrupted) j["stopped_at"] = x->current ? x->current->at.str() : "";
     cores.push_back(j);
   }
   r["cores"] = cores;
@@ -230,8 +235,10 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
     out << fmt::format("  l3               {} in {} requests, latency mean {}\n", human_bytes(r["l3"]["bytes"].get<double>()),
                        r["l3"]["requests"].get<uint64_t>(), human_ns(r["l3"]["latency_mean_ns"].get<double>()));
   for (const auto& c : r["cores"])
-    out << fmt::format("  {:<16} {:<15} end {:>12}, {} loads, {} stores, {} tcdm conflicts, idle {}\n",
-                       c["name"].get<std::string>(), c["status"].get<std::string>(), human_ns(c["end_ns"].get<double>()),
+    out << fmt::format("  {:<16} {:<15} {}, {} loads, {} stores, {} tcdm conflicts, idle {}\n",
+                       c["name"].get<std::string>(), c["status"].get<std::string>(),
+                       c["end_ns"].is_null() ? fmt::format("{:<16}", "did not finish")
+                                             : fmt::format("end {:>12}", human_ns(c["end_ns"].get<double>())),
                        c["loads"].get<uint64_t>(), c["stores"].get<uint64_t>(), c["tcdm_conflicts"].get<uint64_t>(),
                        human_ns(c["idle_ns"].get<double>()));
   for (const auto& t : r["traps"])
@@ -254,7 +261,7 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
   for (const auto& e : r["outcome"]["expectations"])
     out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
                        e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", r["outcome"]["exit_code"].get<int>() == 0 ? "PASS" : "FAIL");
+  out << fmt::format("  result: {}\n", result_word(r["outcome"]["exit_code"].get<int>()));
 }
 
 void SnitchPrograms::write_trace(uint64_t end_ps) {

@@ -14,6 +14,7 @@
 
 #include "allocators/neuron/neuron_layout.h"
 #include "allocators/xmem/xmem_heap.h"
+#include "firmware/stop_request.h"
 #include "firmware/torch/runtime.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/input/platform_config.h"
@@ -190,12 +191,23 @@ class TorchOps : public Workload {
   }
   void start() override {}
   void run() override {
+  // The progress line, ticked by the torch runtime at its call boundaries (fw::at_call_boundary).
+  Progress progress("run " + (sc_.file.empty() ? sc_.name : sc_.file),
+                    opt_.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
+  progress.set_total(0, "calls");
+  static Progress* g_progress = nullptr;
+  static uint64_t g_calls = 0;
+  g_progress = &progress;
+  g_calls = 0;
+  fw::g_boundary_tick = [](double ns) { g_progress->update(++g_calls, ns); };
+  struct Untick {
+    ~Untick() { fw::g_boundary_tick = nullptr; }
+  } untick;
   try {
     r_ = tr::run_op(cfg_, spec_);
   } catch (const std::invalid_argument& e) {
     throw InputError(t.at.file, t.at.line, t.op, e.what(), t.at.column);
   }
-
   }
   void collect() override {
   // Compare with the host computation.
@@ -359,7 +371,7 @@ class TorchOps : public Workload {
   for (const auto& e : expectations)
     out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
                        e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", exit_code == 0 ? "PASS" : "FAIL");
+  out << fmt::format("  result: {}\n", result_word(exit_code));
 
   }
 

@@ -2,6 +2,7 @@
 #include "sim/output/json_text.h"
 
 #include "sim/output/progress.h"
+#include "sim/run/stop_signal.h"
 
 #include <fmt/format.h>
 
@@ -355,7 +356,9 @@ int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
 
   Progress progress("heap replay " + file, opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
   progress.set_total(ops.size(), "ops");
+  StopSignals stop;  // SIGINT/SIGTERM: stop before the next op; the output so far is complete
   for (const auto& op : ops) {
+    if (interrupted()) break;
     ++st.ops;
     progress.update(st.ops);
     nlohmann::ordered_json j;
@@ -435,6 +438,10 @@ int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
     }
     if (!opt.summary) out << json_text(j) << '\n';
   }
+  progress.finish();
+  if (interrupted() && !opt.summary)  // the last line says the replay stopped early
+    out << json_text(nlohmann::ordered_json{{"interrupted", stop_signal_name()}, {"ops", st.ops}, {"of", ops.size()}})
+        << '\n';
 
   if (opt.summary) {
     const auto c = drv->heap().counters();
@@ -456,8 +463,11 @@ int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
     if (st.wrapped) out << fmt::format("  {:<34}{:>12}\n", "size+slack wrap-arounds", st.wrapped);
     if (st.check_failures) out << fmt::format("  {:<34}{:>12}\n", "ops leaving an inconsistent heap", st.check_failures);
     for (const auto& f : st.failures) out << "  failed: " << f << '\n';
+    if (interrupted())
+      out << fmt::format("  interrupted by {} after {} of {} ops: the figures above are partial\n",
+                         stop_signal_name(), st.ops, ops.size());
   }
-  return 0;
+  return stop_exit_code();  // 0, or 130/143 after SIGINT/SIGTERM
 }
 
 }  // namespace npusim::sim

@@ -85,11 +85,14 @@ struct LocalOptions {
 };
 struct Summary {
   std::size_t total = 0, ran = 0, skipped = 0, failed = 0, missing = 0;
+  int signal = 0;  // run_local: the SIGINT/SIGTERM that stopped the sweep, 0 if none
 };
 
 // Runs every incomplete point, `jobs` at a time, then collects. A failed point is recorded
-// and does not stop the sweep. SIGINT/SIGTERM stop launching, end the running points and
-// collect what finished.
+// and does not stop the sweep. SIGINT/SIGTERM stop launching and send the same signal to the
+// running points (each in its own process group, so a terminal's Ctrl-C reaches them once, from
+// the sweep): they stop at their next step and write a report marked "interrupted", which the
+// sweep keeps (status `interrupted`) and runs again on resume. Then it collects what finished.
 Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& opt,
                   std::ostream& log);
 

@@ -111,8 +111,11 @@ Summary collect(const std::string& dir) {
       else if (!(*st)["signal"].is_null()) status = "crashed";
       else if (exit_code == 2) status = "rejected";
       else status = "failed";
-      if (!exit_code.is_number_integer() || exit_code.get<int>() != 0) ++s.failed;
-      ++s.ran;
+      if (status == "interrupted") ++s.missing;  // stopped by SIGINT/SIGTERM: did not finish
+      else {
+        if (!exit_code.is_number_integer() || exit_code.get<int>() != 0) ++s.failed;
+        ++s.ran;
+      }
     }
     row["status"] = status;
     row["exit_code"] = exit_code;

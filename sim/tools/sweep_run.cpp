@@ -76,8 +76,15 @@ pid_t start_point(const Plan& plan, const Point& p, const std::string& dir, std:
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  // Its own process group: a terminal's Ctrl-C reaches the sweep only, which forwards it once
+  // (a second signal would end the point at once, without its outputs).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
     why = fmt::format("cannot start {}: {}", plan.npusim, std::strerror(rc));
@@ -172,7 +179,8 @@ bool point_complete(const std::string& dir, const Point& p) {
   const auto def = read_json_file((fs::path(pdir) / kPointFile).string());
   if (!def || *def != nlohmann::json(p.to_json())) return false;
   if (!read_json_file((fs::path(pdir) / kStatusFile).string())) return false;
-  return read_report(pdir).has_value();
+  const auto report = read_report(pdir);
+  return report && !report->contains("interrupted");  // an interrupted point runs again
 }
 
 Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& opt, std::ostream& log) {
@@ -214,8 +222,8 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
     const pid_t pid = waitpid(-1, &wstatus, 0);
     if (pid < 0) {
       if (errno != EINTR) break;
-      if (g_stop && !forwarded) {  // end the running points; those finished are kept
-        for (const auto& [cp, c] : running) kill(cp, SIGTERM);
+      if (g_stop && !forwarded) {  // stop the running points with the same signal; those finished are kept
+        for (const auto& [cp, c] : running) kill(cp, static_cast<int>(g_stop));
         forwarded = true;
       }
       continue;
@@ -225,6 +233,14 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
     const double secs = std::chrono::duration<double>(Clock::now() - it->second.start).count();
     if (g_stop && WIFSIGNALED(wstatus) && (WTERMSIG(wstatus) == SIGINT || WTERMSIG(wstatus) == SIGTERM)) {
       running.erase(it);  // ended by the stop, not by its own fault: left unrun (no status)
+      ++s.missing;
+      continue;
+    }
+    if (g_stop && WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 128 + SIGINT || WEXITSTATUS(wstatus) == 128 + SIGTERM)) {
+      // Stopped by the forwarded signal: its partial report is kept (status `interrupted`); a
+      // rerun runs it again (point_complete).
+      finish_point(dir, it->second.index, wstatus, secs);
+      running.erase(it);
       ++s.missing;
       continue;
     }
@@ -238,6 +254,7 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   s.missing += todo.size() - std::min(todo.size(), next);
+  s.signal = static_cast<int>(g_stop);
   if (g_stop) log << fmt::format("sweep: stopped by signal {}; {} points not run (rerun to resume)\n", static_cast<int>(g_stop), s.missing);
   return s;
 }

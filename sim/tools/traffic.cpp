@@ -1,5 +1,7 @@
 #include "sim/tools/traffic.h"
 #include "sim/output/json_text.h"
+#include "sim/output/progress.h"
+#include "sim/run/stop_signal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -119,6 +121,7 @@ class TrafficGenerator : public sc_core::sc_module {
     double read_ratio;
     std::optional<double> rate;  // per memory cycle
     sc_time clock;               // the memory's
+    Progress* progress;          // ticked at every request
   };
 
   SC_HAS_PROCESS(TrafficGenerator);
@@ -127,7 +130,7 @@ class TrafficGenerator : public sc_core::sc_module {
   }
 
   models::LatencyHistogram latency_cycles;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0, completed = 0;  // bytes and requests completed
   sc_time first_issue = sc_core::SC_ZERO_TIME, last_done = sc_core::SC_ZERO_TIME;
   std::string error;
 
@@ -178,6 +181,10 @@ class TrafficGenerator : public sc_core::sc_module {
     uint64_t edge = 0;      // --issue-width: the clock edge of the previous request
     uint64_t on_edge = 0;   // and how many went out on it
     for (uint64_t i = 0; i < s_.requests; ++i) {
+      if ((i & 255) == 0) {  // every 256 requests: the progress line, and a stop on SIGINT/SIGTERM
+        if (interrupted()) break;  // the requests so far are the measurement
+        s_.progress->update(i, static_cast<double>(prev_issue.value()) / 1e3);
+      }
       sc_time issue = prev_issue;
       if (s_.outstanding != 0 && in_flight.size() >= s_.outstanding)
         issue = std::max(issue, sc_time::from_value(in_flight.pop() * clk));
@@ -215,6 +222,7 @@ class TrafficGenerator : public sc_core::sc_module {
       if (i == 0) first_issue = issue;
       last_done = std::max(last_done, done);
       bytes += s_.size;
+      ++completed;
       const uint64_t lat = (done - accepted).value();
       latency_cycles.record((lat + clk - 1) / clk);
       if (s_.outstanding != 0) in_flight.push((done.value() + clk - 1) / clk);
@@ -276,18 +284,25 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   // The copyright banner would end up in the JSON on stdout.
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
   models::MemorySystem platform("platform", cfg);
+  Progress progress("traffic " + opt.memory + " " + opt.pattern,
+                    opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
+  progress.set_total(opt.requests, "requests");
   TrafficGenerator::Setup setup{base, span, opt.size, opt.requests, outstanding, opt.seed,
                                 opt.issue_width, pattern, opt.read_ratio, opt.rate,
-                                hbm ? platform.hbm.clock() : platform.dataram.clock()};
+                                hbm ? platform.hbm.clock() : platform.dataram.clock(), &progress};
   TrafficGenerator gen("traffic", setup);
   gen.mem.bind(platform.bus());
   sc_core::sc_start();
+  progress.update(gen.completed, static_cast<double>(gen.last_done.value()) / 1e3);
+  progress.finish();
   if (!gen.error.empty()) throw TrafficError(gen.error);
 
   TrafficResult r;
   r.memory = opt.memory;
   r.pattern = opt.pattern;
-  r.requests = opt.requests;
+  r.requests = gen.completed;
+  r.planned = opt.requests;
+  r.interrupted = stop_signal_name();
   r.bytes = gen.bytes;
   r.outstanding = outstanding;
   r.clock_ns = hbm ? cfg.hbm.tck_ns : cfg.dataram.clock_ns;
@@ -326,6 +341,9 @@ void print_text(const TrafficResult& r, std::ostream& out) {
                        r.refreshes);
   else
     out << fmt::format("  bank conflicts {}\n", r.bank_conflicts);
+  if (!r.interrupted.empty())
+    out << fmt::format("  interrupted by {} after {} of {} requests: the figures above are partial\n",
+                       r.interrupted, r.requests, r.planned);
 }
 
 void print_json(const TrafficResult& r, std::ostream& out) {
@@ -352,6 +370,10 @@ void print_json(const TrafficResult& r, std::ostream& out) {
   j["row_conflicts"] = r.row_conflicts;
   j["refreshes"] = r.refreshes;
   j["bank_conflicts"] = r.bank_conflicts;
+  if (!r.interrupted.empty()) {  // SIGINT/SIGTERM: `requests` is what completed of `requests_planned`
+    j["interrupted"] = r.interrupted;
+    j["requests_planned"] = r.planned;
+  }
   out << json_text(j) << '\n';
 }
 

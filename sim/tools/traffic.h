@@ -44,11 +44,14 @@ struct TrafficOptions {
   std::optional<uint64_t> span;  // bytes of the memory the pattern covers (see docs)
   std::string platform;          // memory configuration YAML; empty = built-in defaults
   std::vector<models::Override> overrides;
+  bool progress = false;  // --progress: the progress line on a pipe too (on a terminal: always)
 };
 
 struct TrafficResult {
   std::string memory, pattern;
-  uint64_t requests = 0, bytes = 0, outstanding = 0;
+  uint64_t requests = 0, bytes = 0, outstanding = 0;  // requests: completed
+  uint64_t planned = 0;                               // --requests
+  std::string interrupted;                            // "SIGINT"/"SIGTERM" if one stopped it early
   double clock_ns = 1.0;  // the memory's clock: latency cycles are counted in it
   double elapsed_ns = 0.0;
   double bandwidth_gbps = 0.0;
@@ -60,7 +63,8 @@ struct TrafficResult {
 };
 
 // Builds the platform, runs the pattern to completion in one simulation and returns the
-// measurements. SystemC elaborates once per process: call at most once. Throws TrafficError
+// measurements. Under a StopSignals (sim/run/stop_signal.h) a SIGINT/SIGTERM ends the pattern
+// at the next request: the result holds the requests completed and names the signal. SystemC elaborates once per process: call at most once. Throws TrafficError
 // for bad options and models::ConfigError for a bad configuration.
 TrafficResult run_traffic(const TrafficOptions& opt);
 

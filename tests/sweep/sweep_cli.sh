@@ -104,7 +104,7 @@ interrupt)
   for _ in $(seq 100); do [ -e "$work/out/points/00010/status.json" ] && break; sleep 0.1; done
   kill -TERM "$pid"
   set +e; wait "$pid"; rc=$?; set -e
-  [ "$rc" = 130 ] || fail "exit $rc after SIGTERM, expected 130"
+  [ "$rc" = 143 ] || fail "exit $rc after SIGTERM, expected 143"
   grep -q "stopped by signal 15" "$work/stderr" || fail "no stop message: $(cat "$work/stderr")"
   done_=$(grep -c ',ok,0,' "$work/out/results.csv" || true)
   [ "$done_" -ge 10 ] && [ "$done_" -lt 60 ] || fail "$done_ points ok after the stop"

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Interrupted runs (issue 13): SIGINT/SIGTERM stop every runner at its next step or request,
+its outputs are complete and the exit code is 128 + the signal; a second signal ends at once.
+
+    signal_test.py NPUSIM CASE
+
+Each case starts npusim on work made long by a loop count (never by a timing guess), waits
+until the run has visibly started (a progress line on stderr with --progress, or an output
+file that the command opens once its handler is installed), sends the signal and checks exit
+code, the "interrupted" marker, that trace and report parse as JSON and the VCD is well formed.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+NEURON_LONG = """name: neuron-long
+platform: neuron-gpsimd
+program:
+  - init: [hbm, dataram]
+  - alloc: {heap: dataram, size: 8KiB, as: tile}
+  - loop:
+      count: 4000000
+      body:
+        - compute: 100
+        - transfer: {method: dma, src: tile, dst: tile, bytes: 64}
+"""
+
+SNITCH_LONG = """name: snitch-long
+platform: snitch-cluster
+program:
+  - l1_alloc: {size: 4KiB, align: 64, as: buf}
+  - loop:
+      count: 100000000
+      body:
+        - stream: {load: buf, store: buf, count: 16, compute: 2}
+        - barrier
+"""
+
+# One step that is long by itself: the stream stops between its elements.
+SNITCH_LONG_STREAM = """name: snitch-long-stream
+platform: snitch-cluster
+program:
+  - l1_alloc: {size: 4KiB, align: 64, as: buf}
+  - stream: {load: buf, store: buf, count: 100000000, stride: 0, compute: 1}
+"""
+
+TIMEOUT = 120  # s: only a hung process hits it
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def start(args, work):
+    out = open(os.path.join(work, "stdout"), "w")
+    err = open(os.path.join(work, "stderr"), "w")
+    return subprocess.Popen(args, stdout=out, stderr=err, cwd=work)
+
+
+def wait_for(proc, cond, what):
+    deadline = time.monotonic() + TIMEOUT
+    while not cond():
+        if proc.poll() is not None:
+            fail(f"npusim ended (exit {proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            fail(f"no {what} within {TIMEOUT} s")
+        time.sleep(0.05)
+
+
+def text(work, name):
+    with open(os.path.join(work, name), errors="replace") as f:
+        return f.read()
+
+
+def stderr_has(work, needle):
+    return lambda: needle in text(work, "stderr")
+
+
+def finish(proc, expect_rc):
+    try:
+        rc = proc.wait(TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail(f"npusim did not stop within {TIMEOUT} s of the signal")
+    if rc != expect_rc:
+        fail(f"exit {rc}, expected {expect_rc}")
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path} is not valid JSON: {e}")
+
+
+def check_vcd(path):
+    """Header with $enddefinitions, every value change on a declared id, times nondecreasing."""
+    ids, t, defs_done = set(), -1, False
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            if not defs_done:
+                w = line.split()
+                if w[0] == "$var":
+                    ids.add(w[3])
+                if w[0] == "$enddefinitions":
+                    defs_done = True
+                continue
+            if line.startswith("#"):
+                now = int(line[1:])
+                if now < t:
+                    fail(f"{path}:{n}: time {now} before {t}")
+                t = now
+            elif line[0] in "01xz":
+                if line[1:] not in ids:
+                    fail(f"{path}:{n}: undeclared id in '{line}'")
+            elif line[0] == "b":
+                if len(line.split()) != 2 or line.split()[1] not in ids:
+                    fail(f"{path}:{n}: bad vector change '{line}'")
+            elif not line.startswith("$"):
+                fail(f"{path}:{n}: not VCD: '{line}'")
+    if not defs_done:
+        fail(f"{path}: no $enddefinitions (cut short)")
+
+
+def check_run(work, sig, name):
+    """The outputs of an interrupted `npusim run`."""
+    report = load_json(os.path.join(work, "report.json"))
+    if report.get("interrupted") != name:
+        fail(f"report interrupted = {report.get('interrupted')!r}, expected {name}")
+    if report["outcome"]["status"] != "interrupted" or report["outcome"]["exit_code"] != 128 + sig:
+        fail(f"report outcome {report['outcome']}")
+    trace = load_json(os.path.join(work, "trace.json"))
+    if "otherData" not in trace or not trace.get("traceEvents"):
+        fail("the trace has no events or no otherData")
+    check_vcd(os.path.join(work, "waves.vcd"))
+    out = text(work, "stdout")
+    if f"result: INTERRUPTED ({name})" not in out:
+        fail(f"summary: {out[-600:]}")
+    if "Simulation stopped by user" in out:
+        fail("SystemC's stop message on stdout")
+    return report
+
+
+def run_case(npusim, scenario_text, sig, work):
+    name = signal.Signals(sig).name
+    path = os.path.join(work, "long.yaml")
+    with open(path, "w") as f:
+        f.write(scenario_text)
+    p = start([npusim, "run", path, "--progress", "--trace", "trace.json", "--vcd", "waves.vcd",
+               "--report", "report.json"], work)
+    wait_for(p, stderr_has(work, " steps"), "progress line")
+    p.send_signal(sig)
+    finish(p, 128 + sig)
+    return check_run(work, sig, name)
+
+
+def main():
+    npusim, case = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="npusim-signal-") as work:
+        if case == "neuron_int":
+            r = run_case(npusim, NEURON_LONG, signal.SIGINT, work)
+            if r["outcome"]["fault"]["kind"] != "interrupted":
+                fail(f"fault {r['outcome']['fault']}")
+        elif case == "neuron_term":
+            run_case(npusim, NEURON_LONG, signal.SIGTERM, work)
+        elif case in ("snitch_int", "snitch_term"):
+            sig = signal.SIGINT if case == "snitch_int" else signal.SIGTERM
+            r = run_case(npusim, SNITCH_LONG, sig, work)
+            st = {c["status"] for c in r["cores"]}
+            if st != {"interrupted"}:  # no core "hung" at a barrier its stopped peers left
+                fail(f"core status {st}")
+        elif case == "snitch_stream":
+            r = run_case(npusim, SNITCH_LONG_STREAM, signal.SIGINT, work)
+            if r["metrics"]["core_accesses"] >= 9 * 2 * 100000000:
+                fail("the stream ran to its end")
+        elif case in ("traffic_int", "traffic_term"):
+            sig = signal.SIGINT if case == "traffic_int" else signal.SIGTERM
+            p = start([npusim, "traffic", "--requests", "4000000000", "--json", "--progress"], work)
+            wait_for(p, stderr_has(work, " requests)"), "progress line")
+            p.send_signal(sig)
+            finish(p, 128 + sig)
+            j = json.loads(text(work, "stdout"))
+            if j.get("interrupted") != signal.Signals(sig).name or not 0 < j["requests"] < 4000000000:
+                fail(f"traffic result {j}")
+            if j["requests_planned"] != 4000000000 or j["bytes"] != 64 * j["requests"]:
+                fail(f"traffic counts {j}")
+        elif case == "replay_term":
+            ops = os.path.join(work, "ops.txt")
+            with open(ops, "w") as f:
+                f.write("init 0x10000 32\n")
+                f.write("alloc 64 8\nfree 0x10000000\n" * 2000000)
+            p = start([npusim, "heap", "replay", ops, "--progress"], work)
+            wait_for(p, stderr_has(work, " ops)"), "progress line")
+            p.send_signal(signal.SIGTERM)
+            finish(p, 143)
+            lines = text(work, "stdout").splitlines()
+            rows = [json.loads(line) for line in lines]  # every line is whole JSON
+            last = rows[-1]
+            if last.get("interrupted") != "SIGTERM" or last["ops"] != len(rows) - 1 or last["of"] != 4000001:
+                fail(f"last line {last}, {len(rows)} lines")
+        elif case == "second_signal":
+            path = os.path.join(work, "long.yaml")
+            with open(path, "w") as f:
+                f.write(NEURON_LONG)
+            p = start([npusim, "run", path, "--progress", "--trace", "trace.json", "--report", "report.json"], work)
+            wait_for(p, stderr_has(work, " steps"), "progress line")
+            p.send_signal(signal.SIGINT)
+            p.send_signal(signal.SIGTERM)  # before the outputs of many MB can be written
+            try:
+                rc = p.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                fail("npusim did not end after the second signal")
+            # Ended by the second signal itself (whichever of the two the kernel handed over second).
+            if rc not in (-signal.SIGINT, -signal.SIGTERM):
+                fail(f"exit {rc}, expected death by SIGINT or SIGTERM")
+            if os.path.exists(os.path.join(work, "report.json")):
+                fail("a report after the second signal: the process did not end at once")
+        elif case == "sweep":
+            # The sweep sends its signal to the running point, which stops and writes a report
+            # marked interrupted; the sweep records it and stops (143); a rerun runs it again.
+            with open(os.path.join(work, "long.yaml"), "w") as f:
+                f.write(NEURON_LONG)
+            with open(os.path.join(work, "s.yaml"), "w") as f:
+                f.write("name: long\nscenario: long.yaml\nrepeat: 3\noutputs: [report, trace, vcd]\n")
+            p = start([npusim, "sweep", "s.yaml", "-j", "1", "-q", "-o", "out"], work)
+            pdir = os.path.join(work, "out", "points", "00000")
+            wait_for(p, lambda: os.path.exists(os.path.join(pdir, "trace.json")), "the first point's trace file")
+            p.send_signal(signal.SIGTERM)
+            finish(p, 143)
+            status = load_json(os.path.join(pdir, "status.json"))
+            if status["exit_code"] != 143:
+                fail(f"point status {status}")
+            r = load_json(os.path.join(pdir, "report.json"))
+            load_json(os.path.join(pdir, "trace.json"))
+            check_vcd(os.path.join(pdir, "waves.vcd"))
+            if r.get("interrupted") != "SIGTERM":
+                fail("the point's report is not marked interrupted")
+            csv = text(work, "out/results.csv").splitlines()
+            if ",interrupted,143," not in csv[1] or ",not_run," not in csv[2]:
+                fail(f"results {csv[1][:120]} / {csv[2][:120]}")
+            if "3 not run" not in text(work, "stdout"):
+                fail(f"summary {text(work, 'stdout')}")
+        else:
+            fail(f"unknown case {case}")
+    print("PASS: signal", case)
+
+
+if __name__ == "__main__":
+    main()
