@@ -306,7 +306,8 @@ int ChromeTrace::track(const std::string& process, const std::string& thread,
   const int tid = next_id_++;
   const int order = sort_index.value_or(threads_in_process_[pid]);
   ++threads_in_process_[pid];
-  tracks_.push_back({pid, tid, keep});
+  tracks_.push_back({pid, tid, keep, fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":)", pid, tid),
+                     fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":)", pid, tid)});
   track_ids_.emplace(key, id);
   if (!file_ || !keep || truncated_) return id;
   begin_event();
@@ -338,9 +339,8 @@ bool ChromeTrace::begin_slice(int track, std::string_view name, double ts_us, do
     return false;
   }
   if (!admit()) return false;
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"("ph":"X","pid":{},"tid":{},"ts":)"),
-                 t.pid, t.tid);
+  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
+  buf_.append(t.slice_head);
   write_ts(ts_us);
   buf_.append(std::string_view(",\"dur\":"));
   write_ts(dur_us);
@@ -360,9 +360,8 @@ bool ChromeTrace::begin_instant(int track, std::string_view name, double ts_us) 
     return false;
   }
   if (!admit()) return false;
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_),
-                 FMT_COMPILE(R"("ph":"i","s":"t","pid":{},"tid":{},"ts":)"), t.pid, t.tid);
+  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
+  buf_.append(t.instant_head);
   write_ts(ts_us);
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
@@ -400,37 +399,68 @@ void ChromeTrace::instant_fast(int track, std::string_view name, double ts_us,
   end_event();
 }
 
-void ChromeTrace::write_args(std::initializer_list<TraceArg> args) {
+int ChromeTrace::label(std::string_view name, std::initializer_list<TraceArg> args) {
+  fmt::memory_buffer b;
+  b.append(std::string_view(",\"name\":\""));
+  append_json_escaped(b, name);
+  b.push_back('"');
+  write_args(b, args);
+  labels_.emplace_back(b.data(), b.size());
+  return static_cast<int>(labels_.size() - 1);
+}
+
+void ChromeTrace::instant_label(int track, double ts_us, int label) {
+  if (label < 0 || static_cast<size_t>(label) >= labels_.size())
+    throw std::invalid_argument(fmt::format("trace event: unknown label {}", label));
+  check_track(track, "label");
+  check_finite(ts_us, "timestamp", "label");
+  if (!file_) return;
+  const Track& t = tracks_[track];
+  if (!t.keep) {
+    ++dropped_filter_;
+    return;
+  }
+  if (!admit()) return;
+  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
+  buf_.append(t.instant_head);
+  write_ts(ts_us);
+  buf_.append(labels_[label]);
+  end_event();
+}
+
+void ChromeTrace::write_args(std::initializer_list<TraceArg> args) { write_args(buf_, args); }
+
+void ChromeTrace::write_args(fmt::memory_buffer& out, std::initializer_list<TraceArg> args) {
   if (args.size() == 0) return;
-  buf_.append(std::string_view(",\"args\":{"));
+  out.append(std::string_view(",\"args\":{"));
   bool first = true;
   for (const auto& a : args) {
-    buf_.append(std::string_view(first ? "\"" : ",\""));
+    out.append(std::string_view(first ? "\"" : ",\""));
     first = false;
-    buf_.append(std::string_view(a.key));
-    buf_.append(std::string_view("\":"));
+    out.append(std::string_view(a.key));
+    out.append(std::string_view("\":"));
     switch (a.kind) {
       case TraceArg::kUint: {
         const fmt::format_int n(a.u);
-        buf_.append(n.data(), n.data() + n.size());
+        out.append(n.data(), n.data() + n.size());
         break;
       }
       case TraceArg::kInt: {
         const fmt::format_int n(a.i);
-        buf_.append(n.data(), n.data() + n.size());
+        out.append(n.data(), n.data() + n.size());
         break;
       }
       case TraceArg::kHex:
-        fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("\"0x{:x}\""), a.u);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("\"0x{:x}\""), a.u);
         break;
       case TraceArg::kText:
-        buf_.push_back('"');
-        append_json_escaped(buf_, a.text);
-        buf_.push_back('"');
+        out.push_back('"');
+        append_json_escaped(out, a.text);
+        out.push_back('"');
         break;
     }
   }
-  buf_.push_back('}');
+  out.push_back('}');
 }
 
 void ChromeTrace::counter(const std::string& process, std::string_view name, double ts_us,

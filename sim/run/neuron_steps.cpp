@@ -230,7 +230,10 @@ void NeuronSteps::exec(const Step& s) {
     case Step::kMarker: {
       const uint64_t t = ps(p_->core.now());
       markers_.emplace_back(t, &s);
-      for (auto& o : obs_) o->instant(p_->core.basename(), s.text, t, Json{{"step", s.at.str()}});
+      if (!obs_.empty()) {
+        const std::string core = p_->core.basename();
+        for (auto& o : obs_) o->marker(core, s, t);
+      }
       break;
     }
     case Step::kWrite:
