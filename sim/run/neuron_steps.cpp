@@ -230,10 +230,7 @@ void NeuronSteps::exec(const Step& s) {
     case Step::kMarker: {
       const uint64_t t = ps(p_->core.now());
       markers_.emplace_back(t, &s);
-      if (!obs_.empty()) {
-        const std::string core = p_->core.basename();
-        for (auto& o : obs_) o->marker(core, s, t);
-      }
+      for (auto& o : obs_) o->marker(core_name_, s, t);
       break;
     }
     case Step::kWrite:
@@ -293,6 +290,7 @@ void NeuronSteps::build() {
 void NeuronSteps::attach(std::vector<std::unique_ptr<RunObserver>>& observers) {
   obs_ = std::move(observers);
   if (obs_.empty()) return;
+  core_name_ = p_->core.basename();
   const std::string core = p_->core.basename();
   auto& hooks = p_->firmware.hooks();
   hooks.call_begin = [this](const std::string& c, const std::string& a) {

@@ -172,6 +172,8 @@ TEST_CASE("trace labels: the same bytes as instant_fast, first event included", 
     ChromeTrace t(a);
     const int k = t.track("mgmt_core", "firmware calls", 0);
     const int d = t.track("dma", "channel 0");
+    for (double ts : {1.5, 2.5, 123456789.012345, 999999999.999999, 1e9 + 0.5})
+      t.instant_fast(k, name, ts, {TraceArg::str("step", "a.yaml:1:2")});
     for (int i = 0; i < 3; ++i) {
       t.instant_fast(k, name, 1.5 + i, {TraceArg::str("step", "a.yaml:1:2")});
       t.slice_fast(d, "4096 B", 1.75 + i, 0.125, {TraceArg::uint("len", 4096)});
@@ -182,8 +184,10 @@ TEST_CASE("trace labels: the same bytes as instant_fast, first event included", 
     const int k = t.track("mgmt_core", "firmware calls", 0);
     const int d = t.track("dma", "channel 0");
     const int l = t.label(name, {TraceArg::str("step", "a.yaml:1:2")});
+    for (uint64_t ps : {1'500'000ull, 2'500'000ull, 123456789012345ull, 999999999999999ull, 1'000'000'000'500'000ull})
+      t.instant_label(k, ps, l);
     for (int i = 0; i < 3; ++i) {
-      t.instant_label(k, 1.5 + i, l);
+      t.instant_label(k, 1'500'000 + 1'000'000ull * i, l);
       t.slice_fast(d, "4096 B", 1.75 + i, 0.125, {TraceArg::uint("len", 4096)});
     }
     CHECK_THROWS_AS(t.instant_label(k, 1, l + 1), std::invalid_argument);
