@@ -50,7 +50,8 @@ nlohmann::ordered_json load_sweep_data(const std::string& dir) {
                              {"metrics", nlohmann::ordered_json::object()}};
     nlohmann::ordered_json names_p = nlohmann::ordered_json::array(), names_m = nlohmann::ordered_json::array();
     for (const auto& [k, v] : row.items()) {
-      if (part == kHead && (k == "rep" || k == "seed")) {
+      // (a swept key named like a fixed column is written as set.KEY: "seed" here is the seed)
+      if ((part == kHead && k == "rep") || (part == kParams && k == "seed" && names_p.empty())) {
         part = kParams;
         continue;
       }
