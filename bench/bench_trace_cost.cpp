@@ -6,7 +6,8 @@
 // wait4); the counters give both medians and traced/untraced, the median of the pairs' ratios.
 //   bench_trace_cost                                  every scenario
 //   bench_trace_cost --benchmark_filter=dma_loop      one of them
-// NPUSIM_TRACE_COST_PAIRS (default 5) sets the pairs per scenario.
+// NPUSIM_TRACE_COST_PAIRS (default 5) sets the pairs per scenario; NPUSIM_BIN another npusim
+// to measure (an older build, for a before/after).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -33,7 +34,8 @@ struct Case {
 
 // CPU seconds of one child run, or a negative value when it could not run or failed.
 double run_cpu(std::vector<std::string> args) {
-  args.insert(args.begin(), {NPUSIM_BINARY, "run"});
+  const char* bin = std::getenv("NPUSIM_BIN");
+  args.insert(args.begin(), {bin && *bin ? bin : NPUSIM_BINARY, "run"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -15,9 +15,6 @@ namespace npusim::sim {
 
 namespace {
 
-// Spill the buffer to the FILE* beyond this size: bounded memory, few system calls.
-constexpr size_t kSpillBytes = 64 * 1024;
-
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one.
 size_t utf8_length(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
@@ -400,74 +397,6 @@ void ChromeTrace::instant_fast(int track, std::string_view name, double ts_us,
   if (!begin_instant(track, name, ts_us)) return;
   write_args(args);
   end_event();
-}
-
-int ChromeTrace::label(std::string_view name, std::initializer_list<TraceArg> args) {
-  fmt::memory_buffer b;
-  b.append(std::string_view(",\"name\":\""));
-  append_json_escaped(b, name);
-  b.push_back('"');
-  write_args(b, args);
-  labels_.emplace_back(b.data(), b.size());
-  return static_cast<int>(labels_.size() - 1);
-}
-
-void ChromeTrace::instant_label(int track, uint64_t ts_ps, int label) {
-  if (label < 0 || static_cast<size_t>(label) >= labels_.size())
-    throw std::invalid_argument(fmt::format("trace event: unknown label {}", label));
-  check_track(track, "label");
-  if (!file_) return;
-  const Track& t = tracks_[track];
-  if (!t.keep) {
-    ++dropped_filter_;
-    return;
-  }
-  if (!admit()) return;
-  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
-  buf_.append(t.instant_head);
-  // The picoseconds as they are: the same digits write_ts(ts_ps / 1e6) writes, as long as the
-  // double holds the count to well under half a picosecond (below 1e15 ps, 1000 s).
-  if (ts_ps < 1'000'000'000'000'000ull)
-    write_ps(ts_ps);
-  else
-    write_ts(static_cast<double>(ts_ps) / 1e6);
-  buf_.append(labels_[label]);
-  end_event();
-}
-
-void ChromeTrace::write_args(std::initializer_list<TraceArg> args) { write_args(buf_, args); }
-
-void ChromeTrace::write_args(fmt::memory_buffer& out, std::initializer_list<TraceArg> args) {
-  if (args.size() == 0) return;
-  out.append(std::string_view(",\"args\":{"));
-  bool first = true;
-  for (const auto& a : args) {
-    out.append(std::string_view(first ? "\"" : ",\""));
-    first = false;
-    out.append(std::string_view(a.key));
-    out.append(std::string_view("\":"));
-    switch (a.kind) {
-      case TraceArg::kUint: {
-        const fmt::format_int n(a.u);
-        out.append(n.data(), n.data() + n.size());
-        break;
-      }
-      case TraceArg::kInt: {
-        const fmt::format_int n(a.i);
-        out.append(n.data(), n.data() + n.size());
-        break;
-      }
-      case TraceArg::kHex:
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("\"0x{:x}\""), a.u);
-        break;
-      case TraceArg::kText:
-        out.push_back('"');
-        append_json_escaped(out, a.text);
-        out.push_back('"');
-        break;
-    }
-  }
-  out.push_back('}');
 }
 
 void ChromeTrace::counter(const std::string& process, std::string_view name, double ts_us,

@@ -99,6 +99,8 @@ class ChromeTrace {
   static void close_all_open();
 
  private:
+  // Spill the buffer to the FILE* beyond this size: bounded memory, few system calls.
+  static constexpr size_t kSpillBytes = 64 * 1024;
   struct Track {
     int pid, tid;
     bool keep;
