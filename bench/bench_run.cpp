@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/input/limits.h"
 #include "sim/run/run_observers.h"
 #include "sim/run/scenario_runner.h"
 
@@ -31,7 +32,11 @@ void BM_default(benchmark::State& state) {
 }
 BENCHMARK(BM_default)->Iterations(1)->Unit(benchmark::kMillisecond);
 
-Scenario steps_scenario() { return load_scenario_file(NPUSIM_SOURCE_DIR "/bench/steps_10m.yaml"); }
+// 10 000 002 steps: above the default --limit steps.
+Scenario steps_scenario() {
+  limits().steps = 20'000'000;
+  return load_scenario_file(NPUSIM_SOURCE_DIR "/bench/steps_10m.yaml");
+}
 
 void BM_steps_untraced(benchmark::State& state) { run_once(state, steps_scenario(), RunOptions{}); }
 BENCHMARK(BM_steps_untraced)->Iterations(1)->Unit(benchmark::kMillisecond);

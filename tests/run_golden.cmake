@@ -19,6 +19,12 @@ endif()
 # Paths of the written files differ between build directories.
 string(REGEX REPLACE "\n  (report|trace): [^\n]*" "" out "${out}")
 file(READ ${report} report_text)
+# The build's version differs between commits: its shape is checked, then it is masked.
+string(REGEX MATCH "\n  \"npusim_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+( \\(git [0-9a-z.-]+\\))?\",\n" ver "${report_text}")
+if(NOT ver)
+  message(FATAL_ERROR "report ${report}: no \"npusim_version\": \"X.Y.Z[ (git ...)]\" after npusim_report_version")
+endif()
+string(REPLACE "${ver}" "\n  \"npusim_version\": \"(this build)\",\n" report_text "${report_text}")
 
 # The trace opens as JSON and has the structure docs/traces.md promises: metadata naming the
 # tracks, slices for firmware calls and transfers, counters for the heaps, and an instant

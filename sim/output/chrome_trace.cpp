@@ -15,9 +15,6 @@ namespace npusim::sim {
 
 namespace {
 
-// Spill the buffer to the FILE* beyond this size: bounded memory, few system calls.
-constexpr size_t kSpillBytes = 64 * 1024;
-
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one.
 size_t utf8_length(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
@@ -188,17 +185,20 @@ void ChromeTrace::write_ts(double us) {
   // times faster than fixed-point double formatting. Beyond, let fmt do it.
   if (std::fabs(us) < 9e9) {
     const long long ps = std::llround(us * 1e6);
-    unsigned long long a = ps < 0 ? 0ull - static_cast<unsigned long long>(ps) : ps;
     if (ps < 0) buf_.push_back('-');
-    const fmt::format_int whole(a / 1000000);
-    buf_.append(whole.data(), whole.data() + whole.size());
-    char frac[7] = {'.'};
-    a %= 1000000;
-    for (int i = 6; i >= 1; --i, a /= 10) frac[i] = static_cast<char>('0' + a % 10);
-    buf_.append(frac, frac + 7);
+    write_ps(ps < 0 ? 0ull - static_cast<unsigned long long>(ps) : static_cast<unsigned long long>(ps));
   } else {
     fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("{:.6f}"), us);
   }
+}
+
+void ChromeTrace::write_ps(uint64_t ps) {
+  const fmt::format_int whole(ps / 1000000);
+  buf_.append(whole.data(), whole.data() + whole.size());
+  char frac[7] = {'.'};
+  uint64_t a = ps % 1000000;
+  for (int i = 6; i >= 1; --i, a /= 10) frac[i] = static_cast<char>('0' + a % 10);
+  buf_.append(frac, frac + 7);
 }
 
 void ChromeTrace::write_args(const nlohmann::json& args) {
@@ -306,7 +306,8 @@ int ChromeTrace::track(const std::string& process, const std::string& thread,
   const int tid = next_id_++;
   const int order = sort_index.value_or(threads_in_process_[pid]);
   ++threads_in_process_[pid];
-  tracks_.push_back({pid, tid, keep});
+  tracks_.push_back({pid, tid, keep, fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":)", pid, tid),
+                     fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":)", pid, tid)});
   track_ids_.emplace(key, id);
   if (!file_ || !keep || truncated_) return id;
   begin_event();
@@ -338,9 +339,8 @@ bool ChromeTrace::begin_slice(int track, std::string_view name, double ts_us, do
     return false;
   }
   if (!admit()) return false;
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"("ph":"X","pid":{},"tid":{},"ts":)"),
-                 t.pid, t.tid);
+  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
+  buf_.append(t.slice_head);
   write_ts(ts_us);
   buf_.append(std::string_view(",\"dur\":"));
   write_ts(dur_us);
@@ -360,9 +360,8 @@ bool ChromeTrace::begin_instant(int track, std::string_view name, double ts_us) 
     return false;
   }
   if (!admit()) return false;
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_),
-                 FMT_COMPILE(R"("ph":"i","s":"t","pid":{},"tid":{},"ts":)"), t.pid, t.tid);
+  buf_.append(std::string_view(events_ == 0 ? "\n" : ",\n"));
+  buf_.append(t.instant_head);
   write_ts(ts_us);
   buf_.append(std::string_view(",\"name\":\""));
   append_json_escaped(buf_, name);
@@ -398,39 +397,6 @@ void ChromeTrace::instant_fast(int track, std::string_view name, double ts_us,
   if (!begin_instant(track, name, ts_us)) return;
   write_args(args);
   end_event();
-}
-
-void ChromeTrace::write_args(std::initializer_list<TraceArg> args) {
-  if (args.size() == 0) return;
-  buf_.append(std::string_view(",\"args\":{"));
-  bool first = true;
-  for (const auto& a : args) {
-    buf_.append(std::string_view(first ? "\"" : ",\""));
-    first = false;
-    buf_.append(std::string_view(a.key));
-    buf_.append(std::string_view("\":"));
-    switch (a.kind) {
-      case TraceArg::kUint: {
-        const fmt::format_int n(a.u);
-        buf_.append(n.data(), n.data() + n.size());
-        break;
-      }
-      case TraceArg::kInt: {
-        const fmt::format_int n(a.i);
-        buf_.append(n.data(), n.data() + n.size());
-        break;
-      }
-      case TraceArg::kHex:
-        fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("\"0x{:x}\""), a.u);
-        break;
-      case TraceArg::kText:
-        buf_.push_back('"');
-        append_json_escaped(buf_, a.text);
-        buf_.push_back('"');
-        break;
-    }
-  }
-  buf_.push_back('}');
 }
 
 void ChromeTrace::counter(const std::string& process, std::string_view name, double ts_us,

@@ -55,6 +55,10 @@ std::string html_report(const std::vector<nlohmann::ordered_json>& run_data) {
       title += ": " + r["scenario"].value("name", std::string());
     if (run_data.size() > 1) title += " (comparison)";
   }
+  return html_page(title, page, kHtmlPage);
+}
+
+std::string html_page(const std::string& title, const nlohmann::ordered_json& data, const char* page_js) {
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -66,11 +70,11 @@ std::string html_report(const std::vector<nlohmann::ordered_json>& run_data) {
   out += "<script>/* d3 3.5.17 (BSD-3-Clause), Debian libjs-d3 */\n";
   out += kHtmlD3;
   out += "\n</script>\n<script id=\"npusim-data\" type=\"application/json\">";
-  out += script_safe(page.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  out += script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   out += "</script>\n<script>\n";
   out += kHtmlCharts;
   out += "\n</script>\n<script>\n";
-  out += kHtmlPage;
+  out += page_js;
   out += "\n</script>\n</body>\n</html>\n";
   return out;
 }

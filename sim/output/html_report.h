@@ -18,6 +18,10 @@ struct HtmlRun {
 // The page for `runs` (one run, or two compared: A then B) as a string.
 std::string html_report(const std::vector<nlohmann::ordered_json>& run_data);
 
+// A self-contained page: the style, d3 and charts.js inlined, `data` as the page's JSON
+// (#npusim-data), then `page_js`, which draws it and fills in #npusim-check.
+std::string html_page(const std::string& title, const nlohmann::ordered_json& data, const char* page_js);
+
 // Loads each run (load_run_data) and writes the page to `out_path`. Throws std::runtime_error
 // naming the file for bad input or a file that cannot be written.
 void write_html_report(const std::vector<HtmlRun>& runs, const std::string& out_path,

@@ -247,7 +247,7 @@ void NeuronSteps::exec(const Step& s) {
     case Step::kMarker: {
       const uint64_t t = ps(p_->core.now());
       markers_.emplace_back(t, &s);
-      for (auto& o : obs_) o->instant(p_->core.basename(), s.text, t, Json{{"step", s.at.str()}});
+      for (auto& o : obs_) o->marker(core_name_, s, t);
       break;
     }
     case Step::kWrite:
@@ -307,6 +307,7 @@ void NeuronSteps::build() {
 void NeuronSteps::attach(std::vector<std::unique_ptr<RunObserver>>& observers) {
   obs_ = std::move(observers);
   if (obs_.empty()) return;
+  core_name_ = p_->core.basename();
   const std::string core = p_->core.basename();
   auto& hooks = p_->firmware.hooks();
   hooks.call_begin = [this](const std::string& c, const std::string& a) {

@@ -97,6 +97,7 @@ class NeuronSteps : public Workload {
   // A marker's time and its step (whose text the scenario keeps): 16 bytes per marker however
   // long the text, so a loop of a million markers stays small (issue 14).
   std::vector<std::pair<uint64_t, const Step*>> markers_;
+  std::string core_name_;  // the firmware's core, for the observers (set by attach)
   std::vector<std::string> layout_warnings_;
   std::vector<std::string> warnings_;  // of the run (u32 size wraps); the report's `warnings`
   const Step* current_ = nullptr;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "sim/output/chrome_trace.h"
 #include "sim/output/vcd_writer.h"
@@ -78,6 +79,19 @@ class ChromeObserver : public RunObserver {
                                           : core_;
     t_.instant(row, name, us(t), args.is_object() ? args : nlohmann::json{});
   }
+  void marker(const std::string&, const Step& step, uint64_t t) override {
+    // On the firmware-calls row, as instant() puts it. Name and args are rendered once per
+    // marker step; each run of it writes only its time.
+    if (&step != last_marker_) {  // a loop runs the same step again and again
+      auto it = markers_.find(&step);
+      if (it == markers_.end()) {
+        const std::string at = step.at.str();
+        it = markers_.emplace(&step, t_.label(step.text, {TraceArg::str("step", at)})).first;
+      }
+      last_marker_ = &step, last_label_ = it->second;
+    }
+    t_.instant_label(core_, t, last_label_);
+  }
   void memory_bandwidth(const std::string& memory, uint64_t window_ps,
                         const std::vector<uint64_t>& bytes) override {
     // One counter track per memory: GB/s in each window (bytes per ns).
@@ -101,6 +115,9 @@ class ChromeObserver : public RunObserver {
   int core_, activity_, faults_;
   std::optional<uint64_t> busy_since_;
   std::map<std::string, uint64_t> other_busy_;
+  std::unordered_map<const Step*, int> markers_;  // marker step -> ChromeTrace::label
+  const Step* last_marker_ = nullptr;
+  int last_label_ = -1;
 };
 
 // VCD waveforms: the same counters and busy signals. Observations arrive slightly out of
@@ -127,6 +144,7 @@ class VcdObserver : public RunObserver {
   void instant(const std::string& track, const std::string&, uint64_t t, const nlohmann::json&) override {
     if (track == "faults") add(t, "faults.count", ++faults_);
   }
+  void marker(const std::string&, const Step&, uint64_t) override {}  // no signal of its own
   void memory_bandwidth(const std::string& memory, uint64_t window_ps,
                         const std::vector<uint64_t>& bytes) override {
     for (size_t i = 0; i < bytes.size(); ++i) add(i * window_ps, "memories." + memory + ".bytes_per_window", bytes[i]);

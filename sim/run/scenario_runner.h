@@ -44,6 +44,11 @@ class RunObserver {
   virtual void core_busy(const std::string& core, uint64_t t_ps, bool busy) = 0;
   virtual void instant(const std::string& track, const std::string& name, uint64_t t_ps,
                        const nlohmann::json& args) = 0;
+  // A `marker` step ran on `core`: an instant named by its text with {"step": "file:line:col"}.
+  // A hot path (a loop of markers): observers that write it may render it once per step.
+  virtual void marker(const std::string& core, const Step& step, uint64_t t_ps) {
+    instant(core, step.text, t_ps, nlohmann::json{{"step", step.at.str()}});
+  }
   // Bytes a memory completed per window of `window_ps`, from time 0 (reported at the end).
   virtual void memory_bandwidth(const std::string& memory, uint64_t window_ps,
                                 const std::vector<uint64_t>& bytes) = 0;

@@ -8,7 +8,8 @@ page.js fills in) is not "ok", or when a chart the report's data calls for is mi
 
 KIND: single (run with --report and --trace, then `npusim report --trace --html`), notrace
 (`npusim report REPORT --html`), compare (two runs: SCENARIO, and --scenario-b or SCENARIO with
---set-b), run (`npusim run --html`). --inject-js inserts a script after the page's data,
+--set-b), run (`npusim run --html`), sweep (SCENARIO is a sweep file: `npusim sweep -j 2`, then
+`npusim report --sweep DIR --html`). --inject-js inserts a script after the page's data,
 before its own scripts (the negative tests: a broken page must fail).
 """
 import argparse
@@ -78,6 +79,21 @@ def expected_charts(report, idx, traced):
     return ids
 
 
+def sweep_charts(results):
+    """Chart ids the sweep page must draw: each metric that varies against each swept key."""
+    safe = lambda s: re.sub(r"[^A-Za-z0-9_-]", "_", s)
+    rows = [json.loads(l, object_pairs_hook=lambda kv: kv) for l in open(results) if l.strip()]
+    keys = [k for k, _ in rows[0]]
+    params = keys[keys.index("seed" if "seed" in keys else "rep") + 1:keys.index("status")]
+    metrics = keys[keys.index("message") + 1:]
+    ids = []
+    for m in metrics:
+        vals = [v for r in rows for k, v in r if k == m and isinstance(v, (int, float))]
+        if vals and min(vals) != max(vals):
+            ids += ["sweep-%s--%s" % (safe(m), safe(k)) for k in params]
+    return ids
+
+
 def load_in_chromium(a, html):
     profile = tempfile.mkdtemp(prefix="npusim-chromium-")
     try:
@@ -103,7 +119,7 @@ def main():
     ap.add_argument("--npusim", required=True)
     ap.add_argument("--chromium", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--kind", required=True, choices=["single", "notrace", "compare", "run"])
+    ap.add_argument("--kind", required=True, choices=["single", "notrace", "compare", "run", "sweep"])
     ap.add_argument("--plugin", default=None)
     ap.add_argument("--scenario-b", default=None)
     ap.add_argument("--set-b", action="append", default=[])
@@ -115,7 +131,16 @@ def main():
     stem = os.path.splitext(os.path.basename(a.scenario))[0] + "." + a.kind
     html = os.path.join(a.out, stem + ".html")
     runs = []  # (report path, traced)
-    if a.kind == "single":
+    want = []  # chart ids beyond those of the runs' reports
+    if a.kind == "sweep":
+        sweep_dir = os.path.join(a.out, stem + ".dir")
+        shutil.rmtree(sweep_dir, ignore_errors=True)
+        sh([a.npusim, "sweep", a.scenario, "-o", sweep_dir, "-j", "2", "-q"], ok_codes=(0, 1))
+        sh([a.npusim, "report", "--sweep", sweep_dir, "--html", html])
+        want = sweep_charts(os.path.join(sweep_dir, "results.jsonl"))
+        if not want:
+            fail("the sweep %s has no metric that varies: nothing for the page to draw" % a.scenario)
+    elif a.kind == "single":
         rep, tr = run_sim(a, a.scenario, [], stem)
         sh([a.npusim, "report", rep, "--trace", tr, "--html", html])
         runs.append((rep, True))
@@ -145,12 +170,13 @@ def main():
         fail("the page's own check says %r: %s\ncharts: %s" % (attrs.get("data-status"), errors.strip(), attrs.get("data-charts")))
     charts = dict(c.split(":", 1) for c in attrs.get("data-charts", "").split())
     for i, (rep, traced) in enumerate(runs):
-        for cid in expected_charts(json.load(open(rep)), i, traced):
-            if cid not in charts:
-                fail("chart %s is missing (drawn: %s)" % (cid, " ".join(sorted(charts))))
-            drawn, expected = charts[cid].split("/")
-            if int(drawn) == 0 or drawn != expected:
-                fail("chart %s drew %s of %s marks" % (cid, drawn, expected))
+        want += expected_charts(json.load(open(rep)), i, traced)
+    for cid in want:
+        if cid not in charts:
+            fail("chart %s is missing (drawn: %s)" % (cid, " ".join(sorted(charts))))
+        drawn, expected = charts[cid].split("/")
+        if int(drawn) == 0 or drawn != expected:
+            fail("chart %s drew %s of %s marks" % (cid, drawn, expected))
     print("ok: %s: %d charts, rendered in %s ms, %d bytes" % (html, len(charts), attrs.get("data-render-ms"), len(page)))
 
 

@@ -14,6 +14,12 @@ npusim_cli_test(report_needs_html 2 "--html is required" report tests/golden/def
 npusim_cli_test(report_three 2 "REPORT" report tests/golden/default.report.json tests/golden/default.report.json
                 tests/golden/default.report.json --html ${html_x})
 npusim_cli_test(run_html_unwritable 2 "/nonexistent/r.html" run scenarios/stack_overflow.yaml --html /nonexistent/r.html)
+# Bad input to `npusim report --sweep`: exit 2 naming the file (and line).
+npusim_cli_test(report_sweep_missing 2 "nope/results.jsonl: cannot open the sweep's results" report --sweep nope --html ${html_x})
+npusim_cli_test(report_sweep_bad_line 2 "tests/data/bad_sweep/results.jsonl:2: not a JSON object .a line of results.jsonl. .at '..point.:1,'"
+                report --sweep tests/data/bad_sweep --html ${html_x})
+npusim_cli_test(report_sweep_and_report 2 "give either --sweep DIR or REPORT files" report tests/golden/default.report.json
+                --sweep tests/data/bad_sweep --html ${html_x})
 
 find_program(NPUSIM_CHROMIUM NAMES chromium chromium-browser)
 find_package(Python3 COMPONENTS Interpreter)
@@ -73,3 +79,15 @@ npusim_html_test(block_not_a_number single scenarios/dataram_fragmentation.yaml
 set_tests_properties(html.single.console_message PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: console messages.*\"x\"")
 set_tests_properties(html.single.heap_map_missing PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart r0-heapmap-dataram is missing")
 set_tests_properties(html.single.block_not_a_number PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: .*attribute x: Expected length, .NaN")
+
+# Sweep plots (`npusim report --sweep DIR --html`, docs/sweep.md): a 6-point sweep of the default
+# scenario; and the checker on a broken sweep page (a point's metric that is not a number; the
+# plotted metrics gone).
+npusim_html_test(sweep_plot sweep tests/data/sweep_plot.yaml)
+npusim_html_test(sweep_not_a_number sweep tests/data/sweep_plot.yaml
+                 --inject-js "${html_broken_data},x=(d.points[1].metrics.duration='x',d.points[1].status='ok',e.textContent=JSON.stringify(d))")
+npusim_html_test(sweep_metrics_gone sweep tests/data/sweep_plot.yaml
+                 --inject-js "${html_broken_data},x=(d.metrics=[],e.textContent=JSON.stringify(d))")
+set_tests_properties(html.sweep.sweep_not_a_number PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart sweep-duration--hbm_tck_ns drew 5 of 6 marks|FAIL: .*NaN")
+# (the page draws a dot for every point that has a value, so a value that is not a number fails)
+set_tests_properties(html.sweep.sweep_metrics_gone PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart sweep-[a-z_.]+--hbm_tck_ns is missing")

@@ -154,3 +154,70 @@ TEST_CASE("trace fast args: the same event as with a json object", "[trace]") {
   jb["traceEvents"].erase(jb["traceEvents"].size() - 1);
   CHECK(ja == jb);
 }
+
+namespace {
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove(path);
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("trace labels: the same bytes as instant_fast, first event included", "[trace]") {
+  const std::string a = temp_path(), b = temp_path();
+  const std::string name = "m \"q\" \xff";  // escaped and not UTF-8: rendered once, the same way
+  {
+    ChromeTrace t(a);
+    const int k = t.track("mgmt_core", "firmware calls", 0);
+    const int d = t.track("dma", "channel 0");
+    for (double ts : {1.5, 2.5, 123456789.012345, 999999999.999999, 1e9 + 0.5})
+      t.instant_fast(k, name, ts, {TraceArg::str("step", "a.yaml:1:2")});
+    for (int i = 0; i < 3; ++i) {
+      t.instant_fast(k, name, 1.5 + i, {TraceArg::str("step", "a.yaml:1:2")});
+      t.slice_fast(d, "4096 B", 1.75 + i, 0.125, {TraceArg::uint("len", 4096)});
+    }
+  }
+  {
+    ChromeTrace t(b);
+    const int k = t.track("mgmt_core", "firmware calls", 0);
+    const int d = t.track("dma", "channel 0");
+    const int l = t.label(name, {TraceArg::str("step", "a.yaml:1:2")});
+    for (uint64_t ps : {1'500'000ull, 2'500'000ull, 123456789012345ull, 999999999999999ull, 1'000'000'000'500'000ull})
+      t.instant_label(k, ps, l);
+    for (int i = 0; i < 3; ++i) {
+      t.instant_label(k, 1'500'000 + 1'000'000ull * i, l);
+      t.slice_fast(d, "4096 B", 1.75 + i, 0.125, {TraceArg::uint("len", 4096)});
+    }
+    CHECK_THROWS_AS(t.instant_label(k, 1, l + 1), std::invalid_argument);
+    CHECK_THROWS_AS(t.instant_label(k + 7, 1, l), std::invalid_argument);
+  }
+  CHECK(bytes_of(a) == bytes_of(b));
+}
+
+TEST_CASE("trace labels: filtered out and cut by the size limit like other events", "[trace]") {
+  const std::string p = temp_path();
+  {
+    ChromeTrace t(p);
+    t.set_filter({"dma"});
+    const int k = t.track("mgmt_core", "firmware calls", 0);
+    const int l = t.label("tick", {});
+    for (int i = 0; i < 10; ++i) t.instant_label(k, i, l);
+    CHECK(t.dropped_by_filter() == 10);
+  }
+  CHECK(names_of(load(p), "i").empty());
+  const std::string q = temp_path();
+  {
+    ChromeTrace t(q);
+    t.set_max_bytes(200 * 1000);
+    const int k = t.track("mgmt_core", "firmware calls", 0);
+    const int l = t.label("tick", {TraceArg::str("step", "a.yaml:1:2")});
+    for (int i = 0; i < 100000; ++i) t.instant_label(k, i, l);
+    CHECK(t.truncated());
+    CHECK(t.dropped_by_limit() > 90000);
+  }
+  const json t = load(q);
+  CHECK(t["otherData"]["trace_limit"]["truncated"] == true);
+  CHECK(names_of(t, "i").count("tick") == 1);
+}
