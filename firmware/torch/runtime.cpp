@@ -77,9 +77,31 @@ class Run {
                             addr ? fmt::format(" at 0x{:x}", addr) : "", msg);
     diags.push_back(d);
   }
-  void hbm_write(uint64_t a, const void* src, size_t n) { p->hbm().store().write(a - cfg->memory.hbm.base, src, n); }
-  void hbm_read(uint64_t a, void* dst, size_t n) { p->hbm().store().read(a - cfg->memory.hbm.base, dst, n); }
+  // The host copies around the kernel (core 0's thread): the inputs' data, loaded before any
+  // core starts its kernel, and the output read back after the last one ends.
+  std::vector<torch::Tensor> input_data;  // host tensors, parallel to `inputs`
+  size_t ncores = 1;                      // cores that run the kernel
+  bool inputs_loaded = false;
+  size_t done_cores = 0;
+  sc_core::sc_event loaded, core_done;
+  double kernel_start_ns = 0;
+  HostCopy in_copy, out_copy;
+  torch::Tensor output_host;              // the read-back result
 };
+
+// Bulk data (the library's fills and element-wise ops, the host copies) through `core`'s port
+// into HBM, in requests of kPortChunk bytes: timed by the fabric and the HBM controller and
+// counted in the HBM statistics while the core runs its program; outside it (a host tensor
+// op after the run) the same path by debug transport.
+constexpr size_t kPortChunk = 4096;
+void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n) {
+  auto* b = static_cast<uint8_t*>(p);
+  for (size_t off = 0; off < n; off += kPortChunk) {
+    const size_t len = std::min(kPortChunk, n - off);
+    if (write) core.write(a + off, b + off, len);
+    else core.read(a + off, b + off, len);
+  }
+}
 
 namespace {
 Run* g_run = nullptr;
@@ -192,23 +214,49 @@ void dma_move(CoreCtx& c, uint64_t dst, uint64_t src, uint64_t n, const char* ca
   c.t.dma_bytes += n;
 }
 
-// A modelled bulk operation of the library (fills, element-wise ops): `bytes` moved at the
-// core's DMA rate plus `cycles` of compute. The data itself moves untimed (docs/custom-ops.md).
-void charge_bulk(CoreCtx& c, uint64_t bytes, uint64_t cycles) {
-  const auto& g = c.run->cfg->gpsimd_cores;
-  const double rate = g.dma_gibps * 1.073741824 * c.dma->config().channels;  // bytes per ns
-  {
-    Span s(c, kDma);
-    c.core->compute(static_cast<uint64_t>(bytes / rate * c.run->cfg->core.clock_ghz + 0.5));
-  }
-  Span s(c, kCompute);
-  c.core->compute(cycles);
-}
-
 uint32_t tcm_device_addr(CoreCtx& c, const void* p) {
   const auto* b = static_cast<const uint8_t*>(p);
-  if (b < c.tcm_host || b >= c.tcm_host + c.tcm_size) return 0;
+  if (c.tcm_host == nullptr || b < c.tcm_host || b >= c.tcm_host + c.tcm_size) return 0;
   return static_cast<uint32_t>(c.tcm_base + static_cast<uint64_t>(b - c.tcm_host));
+}
+
+// The core's DMI grant of its whole TCM, asked of the TCM model through the core's port when
+// none is in force (the first tcm_malloc, or the first after a revocation). A refusal fails
+// the run: a kernel's TCM pointer needs a grant behind it.
+void acquire_tcm_grant(CoreCtx& c, const char* call) {
+  if (c.tcm_grant != 0) return;
+  const auto& d = c.run->cfg->memory.dataram;
+  const auto g = c.core->direct_memory(d.base, d.size);
+  if (!g)
+    c.run->fail(&c, FF::kUsage, call, d.base,
+                fmt::format("the core's TCM refused a DMI grant of [0x{:x}, 0x{:x}), and a TCM pointer needs one{}",
+                            d.base, d.base + d.size,
+                            c.tcm_revoked_grant ? fmt::format(" (it revoked the last one at {:.3f} ns, Sram::revoke_dmi, "
+                                                              "and grants no new one)", c.tcm_revoked_ns)
+                                                : ""));
+  c.tcm_host = g->get_dmi_ptr();
+  c.tcm_base = g->get_start_address();
+  c.tcm_size = g->get_end_address() - g->get_start_address() + 1;
+  c.tcm_grant = c.tcm_revoked_grant + 1;
+}
+
+// A TCM invalidation the core received: the grant in force ends if it overlaps.
+void tcm_invalidated(CoreCtx& c, uint64_t start, uint64_t end) {
+  if (c.tcm_grant == 0 || end < c.tcm_base || start >= c.tcm_base + c.tcm_size) return;
+  c.tcm_revoked_grant = c.tcm_grant;
+  c.tcm_grant = 0;
+  c.tcm_revoked_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+}
+
+// A tcm_malloc block used by `call`: the grant it was handed out under must still be in force.
+void check_tcm_grant(CoreCtx& c, uint32_t block, const char* call) {
+  const auto it = c.tcm_block_grant.find(block);
+  if (it == c.tcm_block_grant.end() || it->second == c.tcm_grant) return;
+  c.run->fail(&c, FF::kBadAddress, call, block,
+              fmt::format("the tcm_malloc block at 0x{:x} is a pointer of the core's DMI grant of its TCM, which "
+                          "the TCM revoked at {:.3f} ns (Sram::revoke_dmi): the pointer is no longer valid "
+                          "(its loads and stores bypass the TCM model); tcm_malloc a new block",
+                          block, c.tcm_revoked_ns));
 }
 
 }  // namespace
@@ -659,6 +707,7 @@ void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n
     r.fail(c, FF::kBadAddress, call, dev,
            fmt::format("the TCM range [0x{:x}, 0x{:x}) of {} bytes is not inside one tcm_malloc block", dev,
                        dev + n * elem, n * elem));
+  npusim::torchrt::check_tcm_grant(*c, blk->first, call);
   if (to_tcm) {
     npusim::torchrt::check_header_write(*c, blk->first, blk->second, dev, n * elem,
                                         "the tcm_malloc block", call);
@@ -685,6 +734,7 @@ void* tcm_malloc(size_t bytes) {
   CoreCtx* c = current_ctx();
   if (!c) return std::malloc(bytes);
   ApiCall api(*c, "tcm_malloc");
+  npusim::torchrt::acquire_tcm_grant(*c, "tcm_malloc");
   uint32_t p = 0;
   int r;
   {
@@ -700,6 +750,7 @@ void* tcm_malloc(size_t bytes) {
                              bytes, c->tcm_live, c->tcm_blocks.size()));
   }
   c->tcm_blocks[p] = static_cast<uint32_t>(bytes);
+  c->tcm_block_grant[p] = c->tcm_grant;
   // The kernel's own stores into the block are host stores: reported when handed out.
   npusim::torchrt::check_header_write(*c, p, bytes, p, bytes, "the tcm_malloc block", "tcm_malloc",
                                       "the kernel's stores into the overlap corrupt the heap");
@@ -725,6 +776,7 @@ void tcm_free(void* ptr) {
   c->fw->heaps().neuron_dataram_deallocate(dev);
   c->tcm_live -= it->second;
   c->tcm_blocks.erase(it);
+  c->tcm_block_grant.erase(dev);
 }
 
 }  // namespace torch::neuron
@@ -753,22 +805,61 @@ torch::Tensor get_dst_tensor() {
 // ===================== bulk operations (fills, element-wise) =====================
 
 namespace torch::detail {
-// Reads a tensor's data (host or HBM) into a host buffer and writes one back.
+namespace {
+// The core port that moves a device tensor's bytes: the running core's, else (a tensor op on
+// the host after the kernel) core 0's, by debug transport.
+npusim::models::Core& bulk_port(CoreCtx* c) {
+  if (c) return *c->core;
+  if (npusim::torchrt::g_run == nullptr) throw std::logic_error("a device tensor used outside the op run that made it");
+  return npusim::torchrt::g_run->p->core(0);
+}
+void bulk_move(const TensorImpl& t, bool write, void* data) {
+  CoreCtx* c = current_ctx();
+  npusim::models::Core& port = bulk_port(c);
+  if (c) {
+    c->t.bulk_bytes += t.nbytes();
+    Span s(*c, npusim::torchrt::kHbm);
+    npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
+  } else {
+    npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
+  }
+}
+}  // namespace
+
+// Reads a tensor's data (host or HBM) into a host buffer and writes one back: in a kernel,
+// through the core's port into HBM (the hbm column), as the library's own loads and stores.
 std::vector<uint8_t> bytes_of(const TensorImpl& t) {
   if (t.hbm == 0) return t.host;
   std::vector<uint8_t> v(t.nbytes());
-  npusim::torchrt::g_run->hbm_read(t.hbm, v.data(), v.size());
+  bulk_move(t, false, v.data());
   return v;
 }
 void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
-  if (t.hbm == 0) t.host = v;
-  else npusim::torchrt::g_run->hbm_write(t.hbm, v.data(), v.size());
+  if (t.hbm == 0) {
+    t.host = v;
+    return;
+  }
+  std::vector<uint8_t> copy = v;  // the port takes a mutable buffer
+  bulk_move(t, true, copy.data());
 }
-void charge(size_t bytes, int64_t elems) {
+// A library op (fill, element-wise op) on a simulated core is one library call from op_scope()
+// to the end of the returned scope (nested ops are part of the outer one); op_work charges its
+// element work. On the host both do nothing.
+std::shared_ptr<void> op_scope() {
+  CoreCtx* c = current_ctx();
+  if (!c || c->op_depth > 0) return nullptr;
+  auto* call = new ApiCall(*c, "tensor op");
+  ++c->op_depth;
+  return std::shared_ptr<void>(call, [c](void* p) {
+    --c->op_depth;
+    delete static_cast<ApiCall*>(p);
+  });
+}
+void op_work(int64_t elems) {
   CoreCtx* c = current_ctx();
   if (!c) return;
-  ApiCall api(*c, "tensor op");
-  npusim::torchrt::charge_bulk(*c, bytes, c->run->cfg->gpsimd_cores.op_cycles_per_element * static_cast<uint64_t>(elems));
+  Span s(*c, npusim::torchrt::kCompute);
+  c->core->compute(c->run->cfg->gpsimd_cores.op_cycles_per_element * static_cast<uint64_t>(elems));
 }
 std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call) {
   auto t = make_host_tensor(sizes, dtype);
@@ -797,27 +888,53 @@ namespace npusim::torchrt {
 
 namespace {
 
+// An input in HBM: the tensor arena's space now; its data is loaded by core 0 before the
+// kernel starts (load_inputs).
 torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name) {
   auto t = std::make_shared<TensorImpl>(*host.impl());
   t->host.clear();
   t->hbm = r.hbm_alloc(std::max<uint64_t>(t->nbytes(), 1), nullptr, "input");
   t->name = name;
-  r.hbm_write(t->hbm, host.impl()->host.data(), t->nbytes());
   return torch::Tensor(t);
 }
 
-torch::Tensor to_host(Run& r, const torch::Tensor& dev) {
-  auto t = std::make_shared<TensorImpl>(*dev.impl());
-  if (t->hbm != 0) {
-    t->host.resize(t->nbytes());
-    r.hbm_read(t->hbm, t->host.data(), t->nbytes());
-    t->hbm = 0;
+// Core 0, before any kernel: every input's data through its port into HBM (the host's copy
+// to the device), then the kernels start.
+void load_inputs(Run& r, CoreCtx& c) {
+  r.in_copy.start_ns = now_ns(c);
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    std::vector<uint8_t>& data = r.input_data[i].impl()->host;
+    port_move(*c.core, true, r.inputs[i].impl()->hbm, data.data(), data.size());
+    r.in_copy.bytes += data.size();
   }
+  c.core->sync();
+  r.kernel_start_ns = r.in_copy.end_ns = now_ns(c);
+  r.inputs_loaded = true;
+  r.loaded.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Core 0, after the last kernel ended: the result read back through its port (the device's
+// copy to the host).
+void read_output(Run& r, CoreCtx& c) {
+  while (r.done_cores < r.ncores) c.core->wait_for(r.core_done);
+  const torch::Tensor& dev = r.spec.multicore ? r.dst : r.output;
+  if (!dev.defined() || dev.impl()->hbm == 0) return;
+  auto t = std::make_shared<TensorImpl>(*dev.impl());
+  t->host.resize(t->nbytes());
+  r.out_copy.start_ns = now_ns(c);
+  port_move(*c.core, false, t->hbm, t->host.data(), t->nbytes());
+  c.core->sync();
+  r.out_copy.end_ns = now_ns(c);
+  r.out_copy.bytes = t->nbytes();
+  t->hbm = 0;
   t->name = "output";
-  return torch::Tensor(t);
+  r.output_host = torch::Tensor(t);
 }
 
 void core_program(Run& r, CoreCtx& c) {
+  // Every kernel starts in the same delta cycle, after core 0 loaded the inputs.
+  if (c.id == 0) load_inputs(r, c);
+  if (c.id == 0 || !r.inputs_loaded) c.core->wait_for(r.loaded);
   fw::bind_to_core(*c.fw);
   ctx_map()[c.core] = &c;
   c.t.ran = true;
@@ -868,6 +985,9 @@ void core_program(Run& r, CoreCtx& c) {
   }
   c.core->sync();
   c.t.end_ns = now_ns(c);
+  ++r.done_cores;
+  r.core_done.notify(sc_core::SC_ZERO_TIME);
+  if (c.id == 0) read_output(r, c);
 }
 
 }  // namespace
@@ -914,10 +1034,14 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
 
   GpsimdPlatform p("gpsimd", cfg);
   r.p = &p;
+  if (spec.on_built) spec.on_built(p);
   g_run = &r;
   r.arena_next = p.arena_base();
   r.arena_end = r.arena_next + cfg.gpsimd_cores.tensor_arena_bytes;
-  for (size_t i = 0; i < spec.tensors.size(); ++i) r.inputs.push_back(to_hbm(r, spec.tensors[i], fmt::format("input {}", i)));
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    r.inputs.push_back(to_hbm(r, spec.tensors[i], fmt::format("input {}", i)));
+    r.input_data.push_back(spec.tensors[i]);
+  }
   if (spec.multicore) {
     auto d = torch::detail::make_host_tensor(shape.sizes(), shape.scalar_type());
     d->hbm = r.hbm_alloc(std::max<uint64_t>(d->nbytes(), 1), nullptr, "get_dst_tensor");
@@ -925,6 +1049,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     r.dst = torch::Tensor(d);
   }
   const size_t ncores = spec.multicore ? p.cores() : 1;
+  r.ncores = ncores;
   r.ctx.resize(p.cores());
   for (size_t i = 0; i < p.cores(); ++i) {
     CoreCtx& c = r.ctx[i];
@@ -933,11 +1058,8 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     c.dma = &p.dma(i);
     c.fw = &p.firmware(i);
     c.run = &r;
-    uint64_t start = 0;
-    c.tcm_host = p.tcm(i).store().page(0, &start);
-    c.tcm_base = cfg.memory.dataram.base;
-    c.tcm_size = std::min<uint64_t>(cfg.memory.dataram.size, p.tcm(i).store().page_bytes());
     if (i >= ncores) continue;
+    c.core->set_dmi_invalidation_hook([&c](uint64_t lo, uint64_t hi) { tcm_invalidated(c, lo, hi); });
     c.core->set_program([&r, &c](models::Core&) { core_program(r, c); });
     c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
       if (!e) return;
@@ -1013,15 +1135,18 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
       }
     }
     torch::Tensor out = spec.multicore ? r.dst : r.output;
-    if (out.defined()) res.output = out.impl()->hbm ? to_host(r, out) : out;
+    if (out.defined()) res.output = out.impl()->hbm ? r.output_host : out;
   }
   for (auto& c : r.ctx) {
     if (!c.t.ran) continue;
     if (c.t.end_ns == 0) c.t.end_ns = c.core->now().to_seconds() * 1e9;  // stopped by another core's fault
     res.cores.push_back(c.t);
     res.calls.push_back(std::move(c.calls));
-    res.duration_ns = std::max(res.duration_ns, c.t.end_ns);
+    res.duration_ns = std::max(res.duration_ns, c.t.end_ns - r.kernel_start_ns);
   }
+  res.kernel_start_ns = r.kernel_start_ns;
+  res.inputs_copy = r.in_copy;
+  res.output_copy = r.out_copy;
   for (size_t i = 0; i < p.cores(); ++i)
     for (const auto& ch : p.dma(i).channel_stats()) {
       res.dma_bytes += ch.bytes;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,6 +47,7 @@ const char* cat_name(Cat c);
 struct CoreTimes {
   double ns[kNumCats] = {};
   uint64_t hbm_accesses = 0, tcm_accesses = 0, dma_transfers = 0, dma_bytes = 0, api_calls = 0;
+  uint64_t bulk_bytes = 0;  // library ops' data (fills, element-wise ops) through the core's port
   uint64_t stack_peak = 0;  // bytes of host stack the kernel used (approximate)
   double stack_setup_ns = 0;  // of ns[kStack]: allocating, switching to and freeing the HBM stack
   double start_ns = 0, end_ns = 0;
@@ -80,6 +82,15 @@ struct OpSpec {
   std::vector<c10::Scalar> scalars;
   long long stack_size = -1;           // -1: the library's STACK_SIZE (or none)
   uint64_t tcm_cycles_per_element = 0; // 0: the platform's
+  // Called with the platform once it is built, before the simulation (tests, tools).
+  std::function<void(class GpsimdPlatform&)> on_built;
+};
+
+// A copy between the host and HBM around the kernel (the inputs before it, the output after
+// it): through core 0's port, timed by the HBM controller, outside the op's time.
+struct HostCopy {
+  uint64_t bytes = 0;
+  double start_ns = 0, end_ns = 0;
 };
 
 struct OpResult {
@@ -88,7 +99,9 @@ struct OpResult {
   std::vector<Diagnostic> diagnostics;
   bool failed = false;
   std::string fault_kind, fault_message;
-  double duration_ns = 0;
+  double duration_ns = 0;       // the op: from the kernel start to the last core's kernel end
+  double kernel_start_ns = 0;   // when the inputs were in HBM
+  HostCopy inputs_copy, output_copy;
   double clock_ghz = 1.4;
   long long stack_size = -1;
   bool hbm_stack = false;
@@ -108,8 +121,16 @@ struct CoreCtx {
   models::Core* core = nullptr;
   models::DmaEngine* dma = nullptr;
   fw::Firmware* fw = nullptr;
-  uint8_t* tcm_host = nullptr;  // host view of the core's dataram (kernels dereference TCM)
+  // The core's DMI grant of its TCM (kernels dereference tcm_malloc pointers into it): host
+  // pointer and device range. Taken at the first tcm_malloc; a revocation by the TCM
+  // (Sram::revoke_dmi) ends it, and every block handed out under it becomes unusable.
+  uint8_t* tcm_host = nullptr;
   uint64_t tcm_base = 0, tcm_size = 0;
+  uint64_t tcm_grant = 0;           // the grant in force (0: none); numbered from 1
+  uint64_t tcm_revoked_grant = 0;   // the last grant revoked
+  double tcm_revoked_ns = 0;
+  std::map<uint32_t, uint64_t> tcm_block_grant;  // live block -> the grant it was handed out under
+  int op_depth = 0;                 // library ops in progress (nested ones are one call)
   Run* run = nullptr;
   CoreTimes t;
   std::map<uint32_t, uint32_t> tcm_blocks;  // live tcm_malloc blocks: device address -> bytes
