@@ -283,67 +283,53 @@ static void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes,
 
 // --- the multi-core platform ---
 
-struct GpsimdPlatform::PerCore {
-  PerCore(int i, const fw::NeuronPlatformConfig& cfg, models::Interconnect& shared)
-      : ic(fmt::format("core{}_ic", i).c_str(), cfg.memory.interconnect),
-        tcm(fmt::format("core{}_tcm", i).c_str(), cfg.memory.dataram),
-        core(fmt::format("gpsimd{}", i).c_str(), core_cfg(cfg)),
-        dma(fmt::format("core{}_dma", i).c_str(), dma_cfg(cfg)),
-        fw(core, &dma, fw_cfg(i, cfg)) {
-    const auto& l = fw.config().layout;
-    ic.add_region("dataram", cfg.memory.dataram.base, cfg.memory.dataram.size, 0);
-    ic.add_region("hbm", cfg.memory.hbm.base, cfg.memory.hbm.size(), 1, cfg.memory.hbm.base);
-    ic.add_region("hbm_window", l.hbm_window, l.hbm_scratch_size, 1, l.hbm_scratch);
-    ic.mem.bind(tcm.bus);
-    ic.mem.bind(shared.bus);
-    core.bus.bind(ic.bus);
-    dma.bus.bind(ic.bus);
-  }
-  static models::CoreConfig core_cfg(const fw::NeuronPlatformConfig& c) {
-    models::CoreConfig k = c.core;
-    k.host_stack_bytes = c.gpsimd_cores.host_stack_bytes;
-    return k;
-  }
-  static models::DmaConfig dma_cfg(const fw::NeuronPlatformConfig& c) {
-    models::DmaConfig d = c.dma;
-    d.channels = std::max(1u, c.gpsimd_cores.dma_engines / c.gpsimd_cores.cores);
-    d.bytes_per_ns = c.gpsimd_cores.dma_gibps * 1.073741824;
-    return d;
-  }
-  static fw::FirmwareConfig fw_cfg(int i, const fw::NeuronPlatformConfig& c) {
-    fw::FirmwareConfig f = c.firmware;
-    f.layout.hbm_scratch = c.memory.hbm.base + uint64_t{f.layout.hbm_scratch_size} * static_cast<uint64_t>(i);
-    return f;
-  }
-  models::Interconnect ic;
-  models::Sram tcm;
-  models::Core core;
-  models::DmaEngine dma;
-  fw::Firmware fw;
-};
-
 namespace {
+models::CoreConfig gpsimd_core_cfg(const fw::NeuronPlatformConfig& c) {
+  models::CoreConfig k = c.core;
+  k.host_stack_bytes = c.gpsimd_cores.host_stack_bytes;
+  return k;
+}
+models::DmaConfig gpsimd_dma_cfg(const fw::NeuronPlatformConfig& c) {
+  models::DmaConfig d = c.dma;
+  d.channels = std::max(1u, c.gpsimd_cores.dma_engines / c.gpsimd_cores.cores);
+  d.bytes_per_ns = c.gpsimd_cores.dma_gibps * 1.073741824;
+  return d;
+}
 models::InterconnectConfig fabric_cfg(const fw::NeuronPlatformConfig& c) {
   models::InterconnectConfig i = c.memory.interconnect;
   i.hop_latency_cycles = c.gpsimd_cores.fabric_hop_cycles;
   return i;
 }
+fw::FirmwareConfig gpsimd_fw_cfg(size_t i, const fw::NeuronPlatformConfig& c) {
+  fw::FirmwareConfig f = c.firmware;
+  f.layout.hbm_scratch = c.memory.hbm.base + uint64_t{f.layout.hbm_scratch_size} * i;
+  return f;
+}
 }  // namespace
 
 GpsimdPlatform::GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg)
-    : sc_core::sc_module(name), cfg_(cfg), shared_("hbm_ic", fabric_cfg(cfg)), hbm_("hbm", cfg.memory.hbm) {
-  shared_.add_region("hbm", cfg.memory.hbm.base, cfg.memory.hbm.size(), 0);
-  shared_.mem.bind(hbm_.bus);
-  for (uint32_t i = 0; i < cfg.gpsimd_cores.cores; ++i)
-    cores_.push_back(std::make_unique<PerCore>(static_cast<int>(i), cfg, shared_));
+    : platforms::Platform(name,
+                          platforms::gpsimd_topology(cfg.gpsimd_cores.cores, cfg.memory.hbm,
+                                                     cfg.firmware.layout.hbm_window,
+                                                     cfg.firmware.layout.hbm_scratch_size),
+                          platforms::gpsimd_parameters(cfg.memory, gpsimd_core_cfg(cfg), gpsimd_dma_cfg(cfg),
+                                                       fabric_cfg(cfg))),
+      cfg_(cfg),
+      hbm_(Platform::hbm("hbm")) {
+  for (size_t i = 0; i < cfg.gpsimd_cores.cores; ++i) {
+    PerCore pc{&Platform::core(fmt::format("gpsimd{}", i)), &Platform::dma(fmt::format("core{}_dma", i)),
+               &sram(fmt::format("core{}_tcm", i)), nullptr};
+    pc.fw = std::make_unique<fw::Firmware>(*pc.core, pc.dma, gpsimd_fw_cfg(i, cfg));
+    per_core_.push_back(std::move(pc));
+  }
 }
 GpsimdPlatform::~GpsimdPlatform() = default;
-models::Core& GpsimdPlatform::core(size_t i) { return cores_.at(i)->core; }
-models::DmaEngine& GpsimdPlatform::dma(size_t i) { return cores_.at(i)->dma; }
-fw::Firmware& GpsimdPlatform::firmware(size_t i) { return cores_.at(i)->fw; }
-models::Sram& GpsimdPlatform::tcm(size_t i) { return cores_.at(i)->tcm; }
+models::Core& GpsimdPlatform::core(size_t i) { return *per_core_.at(i).core; }
+models::DmaEngine& GpsimdPlatform::dma(size_t i) { return *per_core_.at(i).dma; }
+fw::Firmware& GpsimdPlatform::firmware(size_t i) { return *per_core_.at(i).fw; }
+models::Sram& GpsimdPlatform::tcm(size_t i) { return *per_core_.at(i).tcm; }
 uint64_t GpsimdPlatform::arena_base() const {
-  return cfg_.memory.hbm.base + uint64_t{cfg_.firmware.layout.hbm_scratch_size} * cores_.size();
+  return cfg_.memory.hbm.base + uint64_t{cfg_.firmware.layout.hbm_scratch_size} * per_core_.size();
 }
 
 }  // namespace npusim::torchrt
@@ -1048,10 +1034,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     d->name = "the dst tensor";
     r.dst = torch::Tensor(d);
   }
-  const size_t ncores = spec.multicore ? p.cores() : 1;
+  const size_t ncores = spec.multicore ? p.core_count() : 1;
   r.ncores = ncores;
-  r.ctx.resize(p.cores());
-  for (size_t i = 0; i < p.cores(); ++i) {
+  r.ctx.resize(p.core_count());
+  for (size_t i = 0; i < p.core_count(); ++i) {
     CoreCtx& c = r.ctx[i];
     c.id = static_cast<int>(i);
     c.core = &p.core(i);
@@ -1147,7 +1133,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   res.kernel_start_ns = r.kernel_start_ns;
   res.inputs_copy = r.in_copy;
   res.output_copy = r.out_copy;
-  for (size_t i = 0; i < p.cores(); ++i)
+  for (size_t i = 0; i < p.core_count(); ++i)
     for (const auto& ch : p.dma(i).channel_stats()) {
       res.dma_bytes += ch.bytes;
       res.dma_descriptors += ch.descriptors;

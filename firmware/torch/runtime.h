@@ -21,6 +21,8 @@
 #include "models/hbm.h"
 #include "models/interconnect.h"
 #include "models/sram.h"
+#include "platforms/neuron_gpsimd.h"
+#include "platforms/platform.h"
 
 namespace torch::detail {
 struct TensorImpl {
@@ -151,15 +153,18 @@ struct CoreCtx {
   std::vector<CallRecord> calls;  // when recording
 };
 
-// The GPSIMD cores sharing one HBM: each core has its own interconnect in front of its
-// dataram (TCM), its own DMA channels and its own firmware; all reach HBM through one shared
-// interconnect. Core i's 32-bit HBM window maps its own scratch slice (its heaps and stack).
-class GpsimdPlatform : public sc_core::sc_module {
+// The GPSIMD cores sharing one HBM, built by the generic builder from the neuron-gpsimd cores
+// description with the core count of `gpsimd.cores` (platforms::gpsimd_topology): each core
+// has its own interconnect in front of its dataram (TCM), its own DMA channels and its own
+// firmware; all reach HBM through one shared fabric interconnect. Core i's 32-bit HBM window
+// maps its own scratch slice (its heaps and stack). Every binding goes through
+// platforms::bind (the binding log; protocol checkers with NPUSIM_PROTOCOL_CHECKS).
+class GpsimdPlatform : public platforms::Platform {
  public:
   GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg);
   ~GpsimdPlatform() override;
   const fw::NeuronPlatformConfig& config() const { return cfg_; }
-  size_t cores() const { return cores_.size(); }
+  size_t core_count() const { return per_core_.size(); }
   models::Core& core(size_t i);
   models::DmaEngine& dma(size_t i);
   fw::Firmware& firmware(size_t i);
@@ -168,11 +173,15 @@ class GpsimdPlatform : public sc_core::sc_module {
   uint64_t arena_base() const;
 
  private:
-  struct PerCore;
+  struct PerCore {
+    models::Core* core;
+    models::DmaEngine* dma;
+    models::Sram* tcm;
+    std::unique_ptr<fw::Firmware> fw;
+  };
   fw::NeuronPlatformConfig cfg_;
-  models::Interconnect shared_;
-  models::Hbm hbm_;
-  std::vector<std::unique_ptr<PerCore>> cores_;
+  models::Hbm& hbm_;
+  std::vector<PerCore> per_core_;
 };
 
 // Runs one op on a GpsimdPlatform built from `cfg` (one simulation per process). Bad input

@@ -4,7 +4,10 @@
 // case (SystemC elaborates once per process).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "firmware/torch/runtime.h"
+#include "platforms/bind.h"
 
 namespace tr = npusim::torchrt;
 
@@ -109,4 +112,30 @@ TEST_CASE("torch sockets: after a revocation without a new grant tcm_malloc fail
   CHECK(has(r, "error", "kernel tcm_revoked on core 0, call tcm_malloc"));
   CHECK(has(r, "error", "refused a DMI grant"));
   CHECK(has(r, "error", "it revoked the last one at"));
+}
+
+TEST_CASE("torch sockets: the 8-core platform is the generic builder's, every binding through platforms::bind") {
+  const size_t before = npusim::platforms::binding_log().size();
+  size_t checkers = 0, bindings = 0;
+  std::string first_core;
+  tr::OpSpec s;
+  s.op = "relu_tcm";
+  s.tensors = {tr::make_input({64}, torch::kFloat, "ones")};
+  s.on_built = [&](tr::GpsimdPlatform& p) {
+    bindings = npusim::platforms::binding_log().size() - before;
+    checkers = p.checkers().size();
+    first_core = p.core(0).name();
+    CHECK(p.core_count() == 8);
+    CHECK(p.cores().size() == 8);
+    CHECK(p.topology().name == "neuron-gpsimd-cores");
+  };
+  auto r = tr::run_op(platform(), s);
+  REQUIRE_FALSE(r.failed);
+  // hbm_ic -> hbm, and per core: its interconnect onto its TCM and the fabric, the core and
+  // its DMA engine onto its interconnect.
+  CHECK(bindings == 1 + 8 * 4);
+  CHECK(checkers == (npusim::models::protocol_checks_built_in() ? 1 + 8 * 4 : 0));
+  const auto& l = npusim::platforms::binding_log();
+  CHECK(std::find(l.begin(), l.end(), "core7_dma -> core7_ic") != l.end());
+  CHECK(first_core == "gpsimd.gpsimd0");  // as in the bus-error messages
 }
