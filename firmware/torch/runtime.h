@@ -1,6 +1,13 @@
 // The simulator side of the torch API (include/torch/torch.h): tensors in simulated HBM, the
 // per-core context of a running kernel (its firmware, TCM, DMA channels, streams, stack), the
 // multi-core GPSIMD platform and one op run. docs/custom-ops.md explains the model.
+//
+// firmware/torch/, by role: runtime.cpp (the core context: spans, library calls, stack checks,
+// DMA and port moves, the TCM's DMI grant; runtime_internal.h), gpsimd_platform.cpp (the
+// cores, from the generic builder), accessors.cpp (standard accessor), streams.cpp (stream
+// accessors, coherence), tcm.cpp (TCM accessor, tcm_malloc), bulk.cpp (library ops' data),
+// op_runner.cpp (run_op), tensor.cpp (tensors and the library's arithmetic), op_lookup.cpp
+// (registration, kernel lookup). May include models/, platforms/, allocators/, firmware/.
 #pragma once
 
 #include <cstdint>
