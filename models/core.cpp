@@ -150,6 +150,26 @@ void Core::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
                             }),
              dmi_.end());
   hot_ = DmiHot{};
+  if (on_invalidate_) on_invalidate_(start, end);
+}
+
+std::optional<tlm::tlm_dmi> Core::direct_memory(uint64_t addr, size_t n) {
+  const uint64_t last = addr + (n ? n - 1 : 0);
+  for (const auto& d : dmi_)
+    if (addr >= d.get_start_address() && last <= d.get_end_address() && d.is_read_allowed() &&
+        d.is_write_allowed())
+      return d;
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_WRITE_COMMAND);
+  t.set_address(addr);
+  t.set_data_length(static_cast<unsigned>(n ? n : 1));
+  t.set_streaming_width(static_cast<unsigned>(n ? n : 1));
+  tlm::tlm_dmi dmi;
+  if (!bus->get_direct_mem_ptr(t, dmi) || dmi.get_dmi_ptr() == nullptr || !dmi.is_read_allowed() ||
+      !dmi.is_write_allowed() || addr < dmi.get_start_address() || last > dmi.get_end_address())
+    return std::nullopt;
+  if (cfg_.use_dmi) dmi_.push_back(dmi);
+  return dmi;
 }
 
 void Core::read(uint64_t addr, void* dst, size_t n) {

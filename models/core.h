@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,6 +123,14 @@ class Core : public sc_core::sc_module {
   void set_activity_hook(std::function<void(bool busy, const sc_core::sc_time&)> h) {
     activity_ = std::move(h);
   }
+  // A DMI grant covering [addr, addr + n) with read and write access, for code on this core
+  // that dereferences the memory itself (the torch runtime's TCM pointers): the cached grant,
+  // or one asked of the target now (through the bus socket). Empty if the target refuses.
+  std::optional<tlm::tlm_dmi> direct_memory(uint64_t addr, size_t n);
+  // Called with every DMI invalidation the core receives, after its own cache dropped it.
+  void set_dmi_invalidation_hook(std::function<void(uint64_t start, uint64_t end)> h) {
+    on_invalidate_ = std::move(h);
+  }
   // Untimed access for inspection (reports, traces): debug transport, no statistics.
   void peek(uint64_t addr, void* dst, size_t n) { debug_access(false, addr, dst, n); }
   void poke(uint64_t addr, const void* src, size_t n) {
@@ -185,6 +194,7 @@ class Core : public sc_core::sc_module {
   tlm::tlm_generic_payload trans_;
   Program program_;
   ExitHandler on_exit_;
+  std::function<void(uint64_t, uint64_t)> on_invalidate_;
   std::function<void(bool, const sc_core::sc_time&)> activity_;
   mutable CoreStats stats_;
   uint64_t memory_units_ = 0, compute_units_ = 0;

@@ -124,13 +124,20 @@ void Platform::bind_all() {
     if (v.empty()) v.push_back(&find(pattern));
     return v;
   };
-  auto bind_pair = [](Instance& f, Instance& t) {
+  auto bind_pair = [this](Instance& f, Instance& t) {
     const std::string what = f.name + " -> " + t.name;
     auto to_target = [&](auto& socket) {
-      if (t.ic) bind(socket, t.ic->bus, what);
-      else if (t.sram) bind(socket, t.sram->bus, what);
-      else if (t.hbm) bind(socket, t.hbm->bus, what);
-      else if (t.tcdm) bind(socket, t.tcdm->bus, what);
+      // A memory's checker knows the addresses its binding carries: [0, size). Qualified:
+      // an unqualified bind() would find std::bind by ADL.
+      auto to_memory = [&](auto& bus, uint64_t size) {
+        models::ProtocolCheckConfig c;
+        c.map_last = size - 1;
+        platforms::bind(socket, bus, what, checkers_, c);
+      };
+      if (t.ic) platforms::bind(socket, t.ic->bus, what, checkers_);
+      else if (t.sram) to_memory(t.sram->bus, t.sram->config().size);
+      else if (t.hbm) to_memory(t.hbm->bus, t.hbm->config().size());
+      else if (t.tcdm) to_memory(t.tcdm->bus, t.tcdm->config().size);
       else throw std::invalid_argument("platform binding " + what + ": the target is not a memory or an interconnect");
     };
     if (f.core) to_target(f.core->bus);

@@ -11,6 +11,8 @@
 
 #include <systemc>
 
+#include "models/protocol_checker.h"
+
 #include "models/core.h"
 #include "models/dma_engine.h"
 #include "models/hbm.h"
@@ -53,6 +55,8 @@ class Platform : public sc_core::sc_module {
   const std::vector<models::DmaEngine*>& dmas() const { return dmas_; }
   const std::vector<models::Interconnect*>& interconnects() const { return ics_; }
   const std::vector<MemoryRef>& memories() const { return memories_; }
+  // The protocol checkers on the bindings (empty without NPUSIM_PROTOCOL_CHECKS).
+  const models::ProtocolCheckers& checkers() const { return checkers_; }
 
   // By instance name; throw std::out_of_range naming the missing component.
   models::Core& core(const std::string& name) const;
@@ -76,6 +80,7 @@ class Platform : public sc_core::sc_module {
   std::vector<models::DmaEngine*> dmas_;
   std::vector<models::Interconnect*> ics_;
   std::vector<MemoryRef> memories_;
+  models::ProtocolCheckers checkers_;  // last: destroyed before the models they connect
 };
 
 }  // namespace npusim::platforms

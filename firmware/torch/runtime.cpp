@@ -1,25 +1,13 @@
-// The simulator side of the torch API: per-core contexts, accessors, streams, TCM, the
-// multi-core platform and one op run (docs/custom-ops.md).
-#define SC_INCLUDE_DYNAMIC_PROCESSES
-#include "firmware/torch/runtime.h"
+// The core context of a running kernel: the run in progress, time spans, stack checks, DMA
+// and port moves, the TCM's DMI grant and the heap-header check (runtime_internal.h). The
+// other parts: gpsimd_platform.cpp (the cores), accessors.cpp, streams.cpp, tcm.cpp,
+// bulk.cpp (library ops' data) and op_runner.cpp (one op run). docs/custom-ops.md.
+#include "firmware/torch/runtime_internal.h"
 
 #include "allocators/neuron/neuron_layout.h"
 #include "allocators/xmem/xmem_heap.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <stdexcept>
-#include <unordered_map>
-
-#include <neuron/neuron-utils.hpp>
-
 namespace npusim::torchrt {
-
-using torch::detail::TensorImpl;
-using FF = fw::FirmwareFault;
 
 const char* cat_name(Cat c) {
   switch (c) {
@@ -33,61 +21,12 @@ const char* cat_name(Cat c) {
   }
 }
 
-// --- one op run ---
-
-class Run {
- public:
-  const fw::NeuronPlatformConfig* cfg = nullptr;
-  GpsimdPlatform* p = nullptr;
-  const torch::npusim_op::OpDef* def = nullptr;
-  OpSpec spec;
-  std::vector<CoreCtx> ctx;
-  std::vector<Diagnostic> diags;
-  torch::Tensor dst;              // multicore: the output every core writes
-  std::vector<torch::Tensor> inputs;  // in HBM
-  torch::Tensor output;           // single core: what the kernel returned
-  uint64_t arena_next = 0, arena_end = 0;
-  long long stack_size = -1;
-  uint64_t stack_limit = 0;       // bytes the kernel may use
-  uint64_t tcm_cycles = 3;
-  bool setup_done = false;
-  std::exception_ptr error;
-  int error_core = -1;
-  uint64_t tcm_peak = 0;
-
-  uint64_t hbm_alloc(uint64_t bytes, CoreCtx* c, const char* call) {
-    const uint64_t a = (arena_next + 63) & ~uint64_t{63};
-    if (a + bytes > arena_end) fail(c, FF::kAllocFailure, call, a, fmt::format("{}: a tensor of {} bytes does not fit the HBM tensor arena ({} bytes left; gpsimd.tensor_arena_bytes)", call, bytes, arena_end - a));
-    arena_next = a + std::max<uint64_t>(bytes, 1);
-    return a;
-  }
-  [[noreturn]] void fail(CoreCtx* c, FF::Kind k, const std::string& call, uint64_t addr,
-                         const std::string& msg) {
-    Diagnostic d{"error", FF::kind_name(k), def ? def->kernel : "", call, msg, c ? c->id : -1, addr};
-    const std::string full = fmt::format("kernel {} on core {}, call {}{}: {}", d.kernel, d.core, call,
-                                         addr ? fmt::format(" at 0x{:x}", addr) : "", msg);
-    d.message = full;
-    diags.push_back(d);
-    throw FF(k, call, full);
-  }
-  void warn(CoreCtx* c, const std::string& kind, const std::string& call, uint64_t addr,
-            const std::string& msg) {
-    Diagnostic d{"warning", kind, def ? def->kernel : "", call, "", c ? c->id : -1, addr};
-    d.message = fmt::format("kernel {} on core {}, call {}{}: {}", d.kernel, d.core, call,
-                            addr ? fmt::format(" at 0x{:x}", addr) : "", msg);
-    diags.push_back(d);
-  }
-  void hbm_write(uint64_t a, const void* src, size_t n) { p->hbm().store().write(a - cfg->memory.hbm.base, src, n); }
-  void hbm_read(uint64_t a, void* dst, size_t n) { p->hbm().store().read(a - cfg->memory.hbm.base, dst, n); }
-};
-
-namespace {
 Run* g_run = nullptr;
+
 std::unordered_map<const models::Core*, CoreCtx*>& ctx_map() {
   static std::unordered_map<const models::Core*, CoreCtx*> m;
   return m;
 }
-}  // namespace
 
 CoreCtx* current_ctx() {
   if (g_run == nullptr) return nullptr;
@@ -97,20 +36,16 @@ CoreCtx* current_ctx() {
   return it == ctx_map().end() ? nullptr : it->second;
 }
 
+void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n) {
+  auto* b = static_cast<uint8_t*>(p);
+  for (size_t off = 0; off < n; off += kPortChunk) {
+    const size_t len = std::min(kPortChunk, n - off);
+    if (write) core.write(a + off, b + off, len);
+    else core.read(a + off, b + off, len);
+  }
+}
+
 namespace {
-
-double now_ns(CoreCtx& c) { return c.core->now().to_seconds() * 1e9; }
-bool records(const CoreCtx& c) { return c.run->spec.record; }
-
-// Attributes the core time of a scope to a category.
-struct Span {
-  CoreCtx& c;
-  Cat cat;
-  double t0;
-  Span(CoreCtx& cx, Cat k) : c(cx), cat(k), t0(now_ns(cx)) {}
-  ~Span() { c.t.ns[cat] += now_ns(c) - t0; }
-};
-
 // The address of a local is the point: clang's -Wreturn-stack-address is off here.
 #if defined(__clang__)
 #pragma clang diagnostic push
@@ -123,6 +58,7 @@ __attribute__((noinline)) uintptr_t stack_pointer() {
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif
+}  // namespace
 
 void check_stack(CoreCtx& c, const char* call) {
   if (c.entry_sp == 0) return;
@@ -139,37 +75,6 @@ void check_stack(CoreCtx& c, const char* call) {
                                          : "no STACK_SIZE: the core's local stack",
                        r.stack_size >= 0 ? "; raise -DSTACK_SIZE" : "; declare -DSTACK_SIZE"));
 }
-
-// A library call: entry/exit cost, a frame spilled to the current stack (local dataram or the
-// HBM stack), the stack check.
-struct ApiCall {
-  CoreCtx& c;
-  bool pushed = false;
-  size_t rec = SIZE_MAX;
-  ApiCall(CoreCtx& cx, const char* name) : c(cx) {
-    c.last_call = name;
-    if (records(c)) {
-      rec = c.calls.size();
-      c.calls.push_back(CallRecord{name, now_ns(c), now_ns(c)});
-    }
-    ++c.t.api_calls;
-    check_stack(c, name);
-    {
-      Span s(c, kCall);
-      c.core->compute(c.fw->config().call_cycles);
-    }
-    Span s(c, kStack);
-    c.fw->push_frame(name, c.fw->config().frame_spill_bytes);
-    pushed = true;
-  }
-  ~ApiCall() {
-    if (pushed && std::uncaught_exceptions() == 0) {
-      Span s(c, kStack);
-      c.fw->pop_frame();
-    }
-    if (rec != SIZE_MAX) c.calls[rec].end_ns = now_ns(c);
-  }
-};
 
 // DMA between HBM and the core's TCM over all of the core's channels; waits for completion.
 void dma_move(CoreCtx& c, uint64_t dst, uint64_t src, uint64_t n, const char* call) {
@@ -192,34 +97,57 @@ void dma_move(CoreCtx& c, uint64_t dst, uint64_t src, uint64_t n, const char* ca
   c.t.dma_bytes += n;
 }
 
-// A modelled bulk operation of the library (fills, element-wise ops): `bytes` moved at the
-// core's DMA rate plus `cycles` of compute. The data itself moves untimed (docs/custom-ops.md).
-void charge_bulk(CoreCtx& c, uint64_t bytes, uint64_t cycles) {
-  const auto& g = c.run->cfg->gpsimd_cores;
-  const double rate = g.dma_gibps * 1.073741824 * c.dma->config().channels;  // bytes per ns
-  {
-    Span s(c, kDma);
-    c.core->compute(static_cast<uint64_t>(bytes / rate * c.run->cfg->core.clock_ghz + 0.5));
-  }
-  Span s(c, kCompute);
-  c.core->compute(cycles);
-}
-
 uint32_t tcm_device_addr(CoreCtx& c, const void* p) {
   const auto* b = static_cast<const uint8_t*>(p);
-  if (b < c.tcm_host || b >= c.tcm_host + c.tcm_size) return 0;
+  if (c.tcm_host == nullptr || b < c.tcm_host || b >= c.tcm_host + c.tcm_size) return 0;
   return static_cast<uint32_t>(c.tcm_base + static_cast<uint64_t>(b - c.tcm_host));
 }
 
-}  // namespace
+// The core's DMI grant of its whole TCM, asked of the TCM model through the core's port when
+// none is in force (the first tcm_malloc, or the first after a revocation). A refusal fails
+// the run: a kernel's TCM pointer needs a grant behind it.
+void acquire_tcm_grant(CoreCtx& c, const char* call) {
+  if (c.tcm_grant != 0) return;
+  const auto& d = c.run->cfg->memory.dataram;
+  const auto g = c.core->direct_memory(d.base, d.size);
+  if (!g)
+    c.run->fail(&c, FF::kUsage, call, d.base,
+                fmt::format("the core's TCM refused a DMI grant of [0x{:x}, 0x{:x}), and a TCM pointer needs one{}",
+                            d.base, d.base + d.size,
+                            c.tcm_revoked_grant ? fmt::format(" (it revoked the last one at {:.3f} ns, Sram::revoke_dmi, "
+                                                              "and grants no new one)", c.tcm_revoked_ns)
+                                                : ""));
+  c.tcm_host = g->get_dmi_ptr();
+  c.tcm_base = g->get_start_address();
+  c.tcm_size = g->get_end_address() - g->get_start_address() + 1;
+  c.tcm_grant = c.tcm_revoked_grant + 1;
+}
+
+// A TCM invalidation the core received: the grant in force ends if it overlaps.
+void tcm_invalidated(CoreCtx& c, uint64_t start, uint64_t end) {
+  if (c.tcm_grant == 0 || end < c.tcm_base || start >= c.tcm_base + c.tcm_size) return;
+  c.tcm_revoked_grant = c.tcm_grant;
+  c.tcm_grant = 0;
+  c.tcm_revoked_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+}
+
+// A tcm_malloc block used by `call`: the grant it was handed out under must still be in force.
+void check_tcm_grant(CoreCtx& c, uint32_t block, const char* call) {
+  const auto it = c.tcm_block_grant.find(block);
+  if (it == c.tcm_block_grant.end() || it->second == c.tcm_grant) return;
+  c.run->fail(&c, FF::kBadAddress, call, block,
+              fmt::format("the tcm_malloc block at 0x{:x} is a pointer of the core's DMI grant of its TCM, which "
+                          "the TCM revoked at {:.3f} ns (Sram::revoke_dmi): the pointer is no longer valid "
+                          "(its loads and stores bypass the TCM model); tcm_malloc a new block",
+                          block, c.tcm_revoked_ns));
+}
 
 // The first write into the dataram heap header from a block of the pool (issue 16): with the
 // seed layout the header lies inside the pool, so the third 4 KiB block overlaps it. Reported
 // once per block, at the write (a stream element, a refill or tensor_to_tcm), before the
 // corrupted heap faults at a later free.
-static void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64_t lo, uint64_t n,
-                               const std::string& what, const char* call,
-                               const char* effect = "this write corrupts the heap") {
+void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64_t lo, uint64_t n,
+                        const std::string& what, const char* call, const char* effect) {
   const auto& l = c.run->cfg->firmware.layout;
   const uint64_t h_lo = l.dataram_header(), h_hi = h_lo + alloc::xmem::header_bytes(l.num_blocks);
   if (lo + n <= h_lo || lo >= h_hi) return;
@@ -231,809 +159,6 @@ static void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes,
                           "layout): {}, and a later free may take a bus error; --set heaps.layout=guides "
                           "fits four 4 KiB blocks",
                           what, block, block + block_bytes, h_lo, h_hi, alloc::neuron::layout_name(l), effect));
-}
-
-// --- the multi-core platform ---
-
-struct GpsimdPlatform::PerCore {
-  PerCore(int i, const fw::NeuronPlatformConfig& cfg, models::Interconnect& shared)
-      : ic(fmt::format("core{}_ic", i).c_str(), cfg.memory.interconnect),
-        tcm(fmt::format("core{}_tcm", i).c_str(), cfg.memory.dataram),
-        core(fmt::format("gpsimd{}", i).c_str(), core_cfg(cfg)),
-        dma(fmt::format("core{}_dma", i).c_str(), dma_cfg(cfg)),
-        fw(core, &dma, fw_cfg(i, cfg)) {
-    const auto& l = fw.config().layout;
-    ic.add_region("dataram", cfg.memory.dataram.base, cfg.memory.dataram.size, 0);
-    ic.add_region("hbm", cfg.memory.hbm.base, cfg.memory.hbm.size(), 1, cfg.memory.hbm.base);
-    ic.add_region("hbm_window", l.hbm_window, l.hbm_scratch_size, 1, l.hbm_scratch);
-    ic.mem.bind(tcm.bus);
-    ic.mem.bind(shared.bus);
-    core.bus.bind(ic.bus);
-    dma.bus.bind(ic.bus);
-  }
-  static models::CoreConfig core_cfg(const fw::NeuronPlatformConfig& c) {
-    models::CoreConfig k = c.core;
-    k.host_stack_bytes = c.gpsimd_cores.host_stack_bytes;
-    return k;
-  }
-  static models::DmaConfig dma_cfg(const fw::NeuronPlatformConfig& c) {
-    models::DmaConfig d = c.dma;
-    d.channels = std::max(1u, c.gpsimd_cores.dma_engines / c.gpsimd_cores.cores);
-    d.bytes_per_ns = c.gpsimd_cores.dma_gibps * 1.073741824;
-    return d;
-  }
-  static fw::FirmwareConfig fw_cfg(int i, const fw::NeuronPlatformConfig& c) {
-    fw::FirmwareConfig f = c.firmware;
-    f.layout.hbm_scratch = c.memory.hbm.base + uint64_t{f.layout.hbm_scratch_size} * static_cast<uint64_t>(i);
-    return f;
-  }
-  models::Interconnect ic;
-  models::Sram tcm;
-  models::Core core;
-  models::DmaEngine dma;
-  fw::Firmware fw;
-};
-
-namespace {
-models::InterconnectConfig fabric_cfg(const fw::NeuronPlatformConfig& c) {
-  models::InterconnectConfig i = c.memory.interconnect;
-  i.hop_latency_cycles = c.gpsimd_cores.fabric_hop_cycles;
-  return i;
-}
-}  // namespace
-
-GpsimdPlatform::GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg)
-    : sc_core::sc_module(name), cfg_(cfg), shared_("hbm_ic", fabric_cfg(cfg)), hbm_("hbm", cfg.memory.hbm) {
-  shared_.add_region("hbm", cfg.memory.hbm.base, cfg.memory.hbm.size(), 0);
-  shared_.mem.bind(hbm_.bus);
-  for (uint32_t i = 0; i < cfg.gpsimd_cores.cores; ++i)
-    cores_.push_back(std::make_unique<PerCore>(static_cast<int>(i), cfg, shared_));
-}
-GpsimdPlatform::~GpsimdPlatform() = default;
-models::Core& GpsimdPlatform::core(size_t i) { return cores_.at(i)->core; }
-models::DmaEngine& GpsimdPlatform::dma(size_t i) { return cores_.at(i)->dma; }
-fw::Firmware& GpsimdPlatform::firmware(size_t i) { return cores_.at(i)->fw; }
-models::Sram& GpsimdPlatform::tcm(size_t i) { return cores_.at(i)->tcm; }
-uint64_t GpsimdPlatform::arena_base() const {
-  return cfg_.memory.hbm.base + uint64_t{cfg_.firmware.layout.hbm_scratch_size} * cores_.size();
-}
-
-}  // namespace npusim::torchrt
-
-// ===================== the torch API, simulator side =====================
-
-namespace torch::detail {
-
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
-std::shared_ptr<TensorImpl> make_host_tensor(IntArrayRef sizes, ScalarType dtype) {
-  auto t = std::make_shared<TensorImpl>();
-  t->dtype = dtype;
-  t->sizes = sizes.vec();
-  t->strides.assign(t->sizes.size(), 1);
-  int64_t n = 1;
-  for (size_t i = t->sizes.size(); i-- > 0;) {
-    t->strides[i] = n;
-    n *= t->sizes[i];
-  }
-  t->numel = n;
-  return t;
-}
-
-const int64_t* sizes_of(const TensorImpl& t) { return t.sizes.data(); }
-const int64_t* strides_of(const TensorImpl& t) { return t.strides.data(); }
-
-void check_accessor_type(const TensorImpl& t, ScalarType want, size_t dims, const char* call) {
-  CoreCtx* c = current_ctx();
-  auto fail = [&](const std::string& msg) {
-    if (c) c->run->fail(c, FF::kUsage, call, t.hbm, msg);
-    throw std::invalid_argument(std::string(call) + ": " + msg);
-  };
-  if (c && c->run->spec.multicore)
-    fail(fmt::format("{} in multicore mode: only the TCM accessor (tcm_accessor) is allowed when "
-                     "the kernel runs on several cores",
-                     call));
-  if (want != t.dtype)
-    fail(fmt::format("{}<{}> on a tensor of dtype {}", call, dtype_name(want), dtype_name(t.dtype)));
-  if (dims != 0 && dims != t.sizes.size())
-    fail(fmt::format("{}<T,{}> on a tensor of {} dimensions", call, dims, t.sizes.size()));
-}
-
-[[noreturn]] void index_out_of_range(const TensorImpl& t, int64_t index, int64_t dim, int64_t size) {
-  CoreCtx* c = current_ctx();
-  const std::string msg = fmt::format("index {} of dimension {} is outside the tensor {} (size {}): an access outside its tensor",
-                                      index, dim, t.name, size);
-  if (c) c->run->fail(c, FF::kBadAddress, "accessor[]", t.hbm, msg);
-  throw std::out_of_range(msg);
-}
-
-namespace {
-// What a standard-accessor element access does on a simulated core, load or store alike: the
-// multicore and stack checks, the HBM access count, the transfer `move(addr)` in an HBM span and
-// the accessor's compute charge.
-template <typename Move>
-void element_access(CoreCtx& c, const TensorImpl& t, int64_t index, size_t bytes, Move&& move) {
-  if (c.run->spec.multicore)
-    c.run->fail(&c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
-  npusim::torchrt::check_stack(c, "accessor");
-  ++c.t.hbm_accesses;
-  {
-    Span s(c, npusim::torchrt::kHbm);
-    move(t.hbm + static_cast<uint64_t>(index) * bytes);
-  }
-  Span s(c, npusim::torchrt::kCompute);
-  c.core->compute(c.run->cfg->gpsimd_cores.accessor_cycles);
-}
-}  // namespace
-
-void element_load(const TensorImpl& t, int64_t index, void* dst, size_t bytes) {
-  CoreCtx* c = current_ctx();
-  if (!c || t.hbm == 0) {
-    std::memcpy(dst, t.host.data() + index * static_cast<int64_t>(bytes), bytes);
-    return;
-  }
-  element_access(*c, t, index, bytes, [&](uint64_t addr) { c->core->read(addr, dst, bytes); });
-}
-
-void element_store(TensorImpl& t, int64_t index, const void* src, size_t bytes) {
-  CoreCtx* c = current_ctx();
-  if (!c || t.hbm == 0) {
-    std::memcpy(t.host.data() + index * static_cast<int64_t>(bytes), src, bytes);
-    return;
-  }
-  element_access(*c, t, index, bytes, [&](uint64_t addr) { c->core->write(addr, src, bytes); });
-}
-
-// --- streams ---
-
-namespace {
-// Host-mode streams (no simulated core).
-struct HostStream {
-  TensorImpl* t;
-  size_t elem;
-  int64_t pos;
-  bool write;
-  bool closed = false;
-};
-std::vector<HostStream>& host_streams() {
-  static std::vector<HostStream> v;
-  return v;
-}
-constexpr int kHostSlot = 1 << 20;
-
-void flush(CoreCtx& c, CoreCtx::Stream& s, const char* call) {
-  if (!s.write || s.count == 0) return;
-  npusim::torchrt::dma_move(c, s.t->hbm + static_cast<uint64_t>(s.first) * s.elem, s.buf,
-                            static_cast<uint64_t>(s.count) * s.elem, call);
-  s.first += s.count;
-  s.count = 0;
-}
-
-namespace {
-const char* policy_name(torch::CoherencyEnforcer::Policy p) {
-  switch (p) {
-    case torch::CoherencyEnforcer::COHERENT: return "COHERENT";
-    case torch::CoherencyEnforcer::INCOHERENT_VERBOSE: return "INCOHERENT_VERBOSE";
-    default: return "INCOHERENT_QUIET";
-  }
-}
-int& active(TensorImpl& t, AccessKind k) {
-  return k == AccessKind::kStandard ? t.standard
-         : k == AccessKind::kReadStream ? t.read_streams : t.write_streams;
-}
-}  // namespace
-
-}  // namespace
-
-CoherencyEnforcer::Policy coherence_policy(const TensorImpl& t) { return t.policy; }
-void set_coherence_policy(TensorImpl& t, CoherencyEnforcer::Policy p) { t.policy = p; }
-
-void acquire_access(TensorImpl& t, AccessKind kind, const char* call) {
-  // The public guidance: several read streams, or one write stream, per tensor; streams not
-  // together with standard accessors. Standard accessors among themselves are coherent.
-  std::string clash;
-  if (kind != AccessKind::kStandard && t.write_streams) clash = "a write stream accessor is active";
-  else if (kind == AccessKind::kWriteStream && t.read_streams) clash = "a read stream accessor is active";
-  else if (kind != AccessKind::kStandard && t.standard) clash = "a standard accessor is active";
-  else if (kind == AccessKind::kStandard && (t.read_streams || t.write_streams))
-    clash = "a stream accessor is active";
-  if (!clash.empty() && t.policy != CoherencyEnforcer::INCOHERENT_QUIET) {
-    const std::string msg = fmt::format(
-        "potentially incoherent access to {}: {} opened while {} (coherence policy {}; "
-        "set_accessor_coherence_policy(INCOHERENT_VERBOSE or INCOHERENT_QUIET) allows it)",
-        t.name.empty() ? "a tensor" : t.name, call, clash, policy_name(t.policy));
-    CoreCtx* c = current_ctx();
-    if (t.policy == CoherencyEnforcer::COHERENT) {
-      if (c) c->run->fail(c, FF::kUsage, call, t.hbm, msg);
-      throw std::logic_error(std::string(call) + ": " + msg);
-    }
-    if (c) c->run->warn(c, "incoherent access", call, t.hbm, msg);
-    else std::fprintf(stderr, "npusim: warning: %s: %s\n", call, msg.c_str());
-  }
-  ++active(t, kind);
-}
-
-void release_access(TensorImpl& t, AccessKind kind) {
-  int& n = active(t, kind);
-  if (n > 0) --n;
-}
-
-namespace {
-
-// The host stream in `slot`, checked for one more element by `accessor`, which does `verb`.
-HostStream& next_host_stream(int slot, const char* accessor, const char* verb) {
-  auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
-  if (h.closed) throw std::logic_error(std::string(accessor) + ": " + verb + "() on a closed stream");
-  if (h.pos >= h.t->numel)
-    throw std::out_of_range(std::string(accessor) + ": " + verb + " past the end of " + h.t->name);
-  return h;
-}
-
-// The core stream in `slot`, checked for one more element by `call` ("read" or "write"): open,
-// and not past the end of its tensor; `access` names the access in that fault ("a write").
-CoreCtx::Stream& next_stream(CoreCtx& c, int slot, const char* call, const char* access) {
-  if (slot < 0 || static_cast<size_t>(slot) >= c.streams.size())
-    c.run->fail(&c, FF::kUsage, call, 0, fmt::format("{}() on a moved-from stream accessor", call));
-  auto& s = c.streams.at(static_cast<size_t>(slot));
-  if (!s.open) c.run->fail(&c, FF::kUsage, call, s.t->hbm, fmt::format("{}() on a closed stream", call));
-  if (s.pos >= s.t->numel)
-    c.run->fail(&c, FF::kBadAddress, call, s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
-                fmt::format("{} past the end of {} ({} elements): {} outside its tensor", call, s.t->name,
-                            s.t->numel, access));
-  return s;
-}
-}  // namespace
-
-int stream_open(TensorImpl& t, bool write, size_t elem, const char* call) {
-  acquire_access(t, write ? AccessKind::kWriteStream : AccessKind::kReadStream, call);
-  CoreCtx* c = current_ctx();
-  if (!c || t.hbm == 0) {
-    host_streams().push_back(HostStream{&t, elem, 0, write, false});
-    return kHostSlot + static_cast<int>(host_streams().size()) - 1;
-  }
-  ApiCall api(*c, call);
-  CoreCtx::Stream s;
-  s.open = true;
-  s.write = write;
-  s.t = &t;
-  s.elem = elem;
-  const auto& g = c->run->cfg->gpsimd_cores;
-  int open = 0;
-  for (const auto& x : c->streams) open += x.open;
-  if (c->fast_streams < g.max_streams) {
-    uint32_t buf = 0;
-    Span sp(*c, npusim::torchrt::kTcm);
-    if (c->fw->heaps().neuron_dataram_allocate(npusim::fw::kBufferSizeBytes, &buf, 0) == 0) {
-      s.fast = true;
-      s.buf = buf;
-      ++c->fast_streams;
-      c->tcm_live += npusim::fw::kBufferSizeBytes;
-      c->run->tcm_peak = std::max(c->run->tcm_peak, c->tcm_live);
-    } else {
-      c->run->warn(c, "stream without buffer", call, t.hbm,
-                   fmt::format("stream {} of this core: no 4 KiB buffer left in the 16 KiB TCM pool; "
-                               "it runs at standard-accessor speed",
-                               open + 1));
-    }
-  } else {
-    c->run->warn(c, "fifth stream", call, t.hbm,
-                 fmt::format("stream {} of this core: only {} streams are fast; this one runs at "
-                             "standard-accessor speed (every element an HBM trip)",
-                             open + 1, g.max_streams));
-  }
-  c->streams.push_back(s);
-  return static_cast<int>(c->streams.size()) - 1;
-}
-
-void stream_read(int slot, void* dst) {
-  if (slot >= kHostSlot) {
-    auto& h = next_host_stream(slot, "read_stream_accessor", "read");
-    std::memcpy(dst, h.t->host.data() + h.pos++ * static_cast<int64_t>(h.elem), h.elem);
-    return;
-  }
-  CoreCtx* c = current_ctx();
-  if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
-  auto& s = next_stream(*c, slot, "read", "an access");
-  if (!s.fast) {
-    element_load(*s.t, s.pos++, dst, s.elem);
-    return;
-  }
-  if (s.pos < s.first || s.pos >= s.first + s.count) {
-    ApiCall api(*c, "read_stream refill");
-    s.first = s.pos;
-    s.count = std::min<int64_t>(static_cast<int64_t>(npusim::fw::kBufferSizeBytes / s.elem), s.t->numel - s.pos);
-    npusim::torchrt::check_header_write(*c, s.buf, npusim::fw::kBufferSizeBytes, s.buf,
-                                        static_cast<uint64_t>(s.count) * s.elem,
-                                        fmt::format("the 4 KiB buffer of stream {}", slot + 1), "read_stream refill");
-    npusim::torchrt::dma_move(*c, s.buf, s.t->hbm + static_cast<uint64_t>(s.pos) * s.elem,
-                              static_cast<uint64_t>(s.count) * s.elem, "read_stream_accessor");
-  }
-  ++c->t.tcm_accesses;
-  Span sp(*c, npusim::torchrt::kTcm);
-  c->core->read(s.buf + static_cast<uint64_t>(s.pos - s.first) * s.elem, dst, s.elem);
-  ++s.pos;
-}
-
-void stream_write(int slot, const void* src) {
-  if (slot >= kHostSlot) {
-    auto& h = next_host_stream(slot, "write_stream_accessor", "write");
-    std::memcpy(h.t->host.data() + h.pos++ * static_cast<int64_t>(h.elem), src, h.elem);
-    return;
-  }
-  CoreCtx* c = current_ctx();
-  if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
-  auto& s = next_stream(*c, slot, "write", "a write");
-  if (!s.fast) {
-    element_store(*s.t, s.pos++, src, s.elem);
-    return;
-  }
-  if (s.count == 0) s.first = s.pos;
-  ++c->t.tcm_accesses;
-  const uint64_t at = s.buf + static_cast<uint64_t>(s.count) * s.elem;
-  npusim::torchrt::check_header_write(*c, s.buf, npusim::fw::kBufferSizeBytes, at, s.elem,
-                                      fmt::format("the 4 KiB buffer of stream {}", slot + 1), "write_stream_accessor");
-  {
-    Span sp(*c, npusim::torchrt::kTcm);
-    c->core->write(at, src, s.elem);
-  }
-  ++s.count;
-  ++s.pos;
-  if (static_cast<uint64_t>(s.count) * s.elem >= npusim::fw::kBufferSizeBytes) {
-    ApiCall api(*c, "write_stream flush");
-    flush(*c, s, "write_stream_accessor");
-  }
-}
-
-void stream_close(int slot) {
-  if (slot >= kHostSlot) {
-    auto& h = host_streams().at(static_cast<size_t>(slot - kHostSlot));
-    if (!h.closed) release_access(*h.t, h.write ? AccessKind::kWriteStream : AccessKind::kReadStream);
-    h.closed = true;
-    return;
-  }
-  CoreCtx* c = current_ctx();
-  if (c == nullptr) return;  // a stream outliving its run
-  auto& s = c->streams.at(static_cast<size_t>(slot));
-  if (!s.open) return;
-  release_access(*s.t, s.write ? AccessKind::kWriteStream : AccessKind::kReadStream);
-  if (std::uncaught_exceptions() != 0) {  // the kernel is failing: abandon the stream
-    s.open = false;
-    return;
-  }
-  ApiCall api(*c, "close");
-  if (s.fast) {
-    flush(*c, s, "write_stream_accessor close");
-    Span sp(*c, npusim::torchrt::kTcm);
-    c->fw->heaps().neuron_dataram_deallocate(s.buf);
-    --c->fast_streams;
-    c->tcm_live -= npusim::fw::kBufferSizeBytes;
-  }
-  s.open = false;
-}
-
-void stream_close_at_scope_exit(int slot) noexcept(false) {
-  if (std::uncaught_exceptions() == 0) {
-    stream_close(slot);  // a fault here propagates and is reported like any other
-    return;
-  }
-  try {
-    stream_close(slot);  // abandons the stream: the exception in flight is the report
-  } catch (...) {
-  }
-}
-
-// --- TCM ---
-
-void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n, size_t elem,
-                  ScalarType want, const char* call) {
-  CoreCtx* c = current_ctx();
-  if (!c || t.hbm == 0) {
-    if (want != t.dtype) throw std::invalid_argument(std::string(call) + ": dtype mismatch");
-    if (offset + n > static_cast<size_t>(t.numel)) throw std::out_of_range(std::string(call) + ": range outside the tensor");
-    uint8_t* h = t.host.data() + offset * elem;
-    if (to_tcm) std::memcpy(tcm, h, n * elem);
-    else std::memcpy(h, tcm, n * elem);
-    return;
-  }
-  npusim::torchrt::Run& r = *c->run;
-  ApiCall api(*c, call);
-  const uint64_t taddr = t.hbm + offset * elem;
-  if (want != t.dtype)
-    r.fail(c, FF::kUsage, call, t.hbm, fmt::format("{}<{}> on {} of dtype {}", call, dtype_name(want), t.name, dtype_name(t.dtype)));
-  if (offset + n > static_cast<size_t>(t.numel))
-    r.fail(c, FF::kBadAddress, call, taddr,
-           fmt::format("elements [{}, {}) of {}, which has {}: {} outside its tensor", offset, offset + n,
-                       t.name, t.numel, to_tcm ? "a read" : "a write"));
-  const uint32_t dev = npusim::torchrt::tcm_device_addr(*c, tcm);
-  if (dev == 0)
-    r.fail(c, FF::kBadAddress, call, reinterpret_cast<uintptr_t>(tcm),
-           fmt::format("the TCM pointer {} is not in this core's TCM (use torch::neuron::tcm_malloc){}",
-                       tcm, tcm == nullptr ? " -- a failed tcm_malloc returns nullptr" : ""));
-  auto blk = c->tcm_blocks.upper_bound(dev);
-  const bool inside = blk != c->tcm_blocks.begin() && (--blk, dev + n * elem <= uint64_t{blk->first} + blk->second);
-  if (!inside)
-    r.fail(c, FF::kBadAddress, call, dev,
-           fmt::format("the TCM range [0x{:x}, 0x{:x}) of {} bytes is not inside one tcm_malloc block", dev,
-                       dev + n * elem, n * elem));
-  if (to_tcm) {
-    npusim::torchrt::check_header_write(*c, blk->first, blk->second, dev, n * elem,
-                                        "the tcm_malloc block", call);
-    npusim::torchrt::dma_move(*c, dev, taddr, n * elem, call);
-    Span s(*c, npusim::torchrt::kCompute);
-    c->core->compute(r.tcm_cycles * n);  // the kernel's work on the staged elements
-  } else {
-    npusim::torchrt::dma_move(*c, taddr, dev, n * elem, call);
-    if (r.dst.defined() && r.dst.impl().get() == &t) c->dst_writes.emplace_back(taddr, taddr + n * elem);
-  }
-}
-
-}  // namespace torch::detail
-
-namespace torch::neuron {
-
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
-void* tcm_malloc(size_t bytes) {
-  CoreCtx* c = current_ctx();
-  if (!c) return std::malloc(bytes);
-  ApiCall api(*c, "tcm_malloc");
-  uint32_t p = 0;
-  int r;
-  {
-    Span s(*c, npusim::torchrt::kTcm);
-    r = bytes > 0xffffffffu ? -1 : c->fw->heaps().neuron_dataram_allocate(static_cast<uint32_t>(bytes), &p, 0);
-  }
-  if (r != 0) {
-    // The documented result is nullptr; a kernel that goes on to use it would fault on the
-    // device, and a host dereference would crash the simulator: the run fails here.
-    c->run->fail(c, FF::kAllocFailure, "tcm_malloc", 0,
-                 fmt::format("tcm_malloc({}) failed: the 16 KiB TCM pool has {} bytes in use by this kernel "
-                             "({} blocks; stream buffers take 4 KiB each); the kernel exceeds the TCM pool",
-                             bytes, c->tcm_live, c->tcm_blocks.size()));
-  }
-  c->tcm_blocks[p] = static_cast<uint32_t>(bytes);
-  // The kernel's own stores into the block are host stores: reported when handed out.
-  npusim::torchrt::check_header_write(*c, p, bytes, p, bytes, "the tcm_malloc block", "tcm_malloc",
-                                      "the kernel's stores into the overlap corrupt the heap");
-  c->tcm_live += bytes;
-  c->run->tcm_peak = std::max(c->run->tcm_peak, c->tcm_live);
-  return c->tcm_host + (p - c->tcm_base);
-}
-
-void tcm_free(void* ptr) {
-  if (ptr == nullptr) return;
-  CoreCtx* c = current_ctx();
-  if (!c) {
-    std::free(ptr);
-    return;
-  }
-  ApiCall api(*c, "tcm_free");
-  const uint32_t dev = npusim::torchrt::tcm_device_addr(*c, ptr);
-  auto it = c->tcm_blocks.find(dev);
-  if (dev == 0 || it == c->tcm_blocks.end())
-    c->run->fail(c, FF::kDoubleFree, "tcm_free", dev ? dev : reinterpret_cast<uintptr_t>(ptr),
-                 "tcm_free of a pointer that is not a live tcm_malloc block (double free or bad pointer)");
-  Span s(*c, npusim::torchrt::kTcm);
-  c->fw->heaps().neuron_dataram_deallocate(dev);
-  c->tcm_live -= it->second;
-  c->tcm_blocks.erase(it);
-}
-
-}  // namespace torch::neuron
-
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-
-uint32_t get_cpu_id() {
-  CoreCtx* c = current_ctx();
-  return c ? static_cast<uint32_t>(c->id) : 0;
-}
-uint32_t get_cpu_count() {
-  CoreCtx* c = current_ctx();
-  if (!c) return 1;
-  return c->run->spec.multicore ? static_cast<uint32_t>(c->run->ctx.size()) : 1;
-}
-torch::Tensor get_dst_tensor() {
-  CoreCtx* c = current_ctx();
-  if (!c) throw std::logic_error("get_dst_tensor outside a multicore kernel");
-  if (!c->run->dst.defined())
-    c->run->fail(c, FF::kUsage, "get_dst_tensor", 0, "get_dst_tensor() is only available in multicore mode");
-  return c->run->dst;
-}
-
-// ===================== bulk operations (fills, element-wise) =====================
-
-namespace torch::detail {
-// Reads a tensor's data (host or HBM) into a host buffer and writes one back.
-std::vector<uint8_t> bytes_of(const TensorImpl& t) {
-  if (t.hbm == 0) return t.host;
-  std::vector<uint8_t> v(t.nbytes());
-  npusim::torchrt::g_run->hbm_read(t.hbm, v.data(), v.size());
-  return v;
-}
-void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
-  if (t.hbm == 0) t.host = v;
-  else npusim::torchrt::g_run->hbm_write(t.hbm, v.data(), v.size());
-}
-void charge(size_t bytes, int64_t elems) {
-  CoreCtx* c = current_ctx();
-  if (!c) return;
-  ApiCall api(*c, "tensor op");
-  npusim::torchrt::charge_bulk(*c, bytes, c->run->cfg->gpsimd_cores.op_cycles_per_element * static_cast<uint64_t>(elems));
-}
-std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call) {
-  auto t = make_host_tensor(sizes, dtype);
-  CoreCtx* c = current_ctx();
-  if (c) {
-    t->hbm = c->run->hbm_alloc(t->nbytes(), c, call);
-    t->name = fmt::format("tensor@0x{:x}", t->hbm);
-  } else {
-    t->host.assign(t->nbytes(), 0);
-    t->name = "host tensor";
-  }
-  return t;
-}
-[[noreturn]] void op_error(const std::string& call, const std::string& msg) {
-  CoreCtx* c = current_ctx();
-  if (c) c->run->fail(c, FF::kUsage, call, 0, msg);
-  throw std::invalid_argument(call + ": " + msg);
-}
-}  // namespace torch::detail
-
-// Registration and kernel lookup: firmware/torch/op_lookup.cpp.
-
-// ===================== one run =====================
-
-namespace npusim::torchrt {
-
-namespace {
-
-torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name) {
-  auto t = std::make_shared<TensorImpl>(*host.impl());
-  t->host.clear();
-  t->hbm = r.hbm_alloc(std::max<uint64_t>(t->nbytes(), 1), nullptr, "input");
-  t->name = name;
-  r.hbm_write(t->hbm, host.impl()->host.data(), t->nbytes());
-  return torch::Tensor(t);
-}
-
-torch::Tensor to_host(Run& r, const torch::Tensor& dev) {
-  auto t = std::make_shared<TensorImpl>(*dev.impl());
-  if (t->hbm != 0) {
-    t->host.resize(t->nbytes());
-    r.hbm_read(t->hbm, t->host.data(), t->nbytes());
-    t->hbm = 0;
-  }
-  t->name = "output";
-  return torch::Tensor(t);
-}
-
-void core_program(Run& r, CoreCtx& c) {
-  fw::bind_to_core(*c.fw);
-  ctx_map()[c.core] = &c;
-  c.t.ran = true;
-  c.t.start_ns = now_ns(c);
-  if (c.fw->init_neuron_dataram_allocator() != 0)
-    r.fail(&c, FF::kUsage, "init_neuron_dataram_allocator", 0, "the dataram heap could not be initialised");
-  // The stack: above the threshold it moves to HBM (stack switch).
-  const auto& g = r.cfg->gpsimd_cores;
-  const double setup0 = c.t.ns[kStack];
-  if (r.stack_size > static_cast<long long>(g.hbm_stack_threshold)) {
-    Span s(c, kStack);
-    if (c.fw->init_neuron_hbm_allocator() != 0)
-      r.fail(&c, FF::kUsage, "init_neuron_hbm_allocator", 0, "the HBM heap could not be initialised");
-    try {
-      c.fw->allocate_hbm_stack(static_cast<uint32_t>(std::min<long long>(r.stack_size, 0xffffffffll)), 0, 1);
-    } catch (const FF& e) {
-      r.fail(&c, e.kind(), "allocate_hbm_stack", 0,
-             fmt::format("STACK_SIZE={}: {}", r.stack_size, e.what()));
-    }
-  }
-  c.t.stack_setup_ns += c.t.ns[kStack] - setup0;
-  std::vector<torch::Tensor> ts = r.inputs;
-  volatile char entry = 0;
-  c.entry_sp = reinterpret_cast<uintptr_t>(&entry);
-  torch::Tensor out = r.def->kernel_invoker(r.def->kernel_fn, ts, r.spec.scalars);
-  c.entry_sp = 0;
-  c.last_call = "kernel return";
-  for (size_t i = 0; i < c.streams.size(); ++i)
-    if (c.streams[i].open) {
-      r.warn(&c, "stream left open", "kernel return", c.streams[i].t->hbm,
-             fmt::format("stream {} was not closed; closed at kernel return", i + 1));
-      torch::detail::stream_close(static_cast<int>(i));
-    }
-  if (!c.tcm_blocks.empty())
-    r.warn(&c, "tcm leak", "kernel return", c.tcm_blocks.begin()->first,
-           fmt::format("{} tcm_malloc block(s) ({} bytes) not freed", c.tcm_blocks.size(), c.tcm_live));
-  if (!r.spec.multicore) {
-    if (!out.defined()) r.fail(&c, FF::kUsage, "kernel return", 0, "the kernel returned no tensor");
-    r.output = out;
-  }
-  if (c.fw->stack().hbm_stack != 0) {
-    const double t0 = c.t.ns[kStack];
-    {
-      Span s(c, kStack);
-      c.fw->free_hbm_stack();
-    }
-    c.t.stack_setup_ns += c.t.ns[kStack] - t0;
-  }
-  c.core->sync();
-  c.t.end_ns = now_ns(c);
-}
-
-}  // namespace
-
-OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
-  OpResult res;
-  OpSpec spec = spec_in;
-  const auto* def = torch::npusim_op::find_op(spec.op);
-  if (def == nullptr) {
-    std::string known;
-    for (const auto* d : torch::npusim_op::ops()) known += (known.empty() ? "" : ", ") + d->name;
-    throw std::invalid_argument(fmt::format("no torch op '{}' (registered: {})", spec.op, known));
-  }
-  auto& mdef = const_cast<torch::npusim_op::OpDef&>(*def);
-  if (mdef.kernel_fn == nullptr) torch::npusim_op::resolve_kernel(mdef);
-  // A library built with `npusim op build --multicore` runs on every core (multicore=True).
-  if (def->multicore == 1) spec.multicore = true;
-  res.multicore = spec.multicore;
-  size_t nt = 0, ns = 0;
-  for (char k : def->kinds) (k == 't' ? nt : ns)++;
-  if (nt != spec.tensors.size() || ns != spec.scalars.size())
-    throw std::invalid_argument(fmt::format("op '{}' takes {} tensor(s) and {} scalar(s); the scenario gives {} and {}",
-                                            spec.op, nt, ns, spec.tensors.size(), spec.scalars.size()));
-  // The shape function runs on the host, as in the framework.
-  torch::Tensor shape = def->shape_invoker(def->shape, spec.tensors, spec.scalars);
-  if (!shape.defined()) throw std::invalid_argument("op '" + spec.op + "': the shape function returned no tensor");
-
-  Run r;
-  r.cfg = &cfg;
-  r.def = def;
-  r.spec = spec;
-  r.stack_size = spec.stack_size >= 0 ? spec.stack_size : def->stack_size;
-  r.stack_limit = r.stack_size >= 0 ? static_cast<uint64_t>(r.stack_size) : cfg.firmware.local_stack_bytes;
-  r.tcm_cycles = spec.tcm_cycles_per_element ? spec.tcm_cycles_per_element : cfg.gpsimd_cores.tcm_cycles_per_element;
-  res.kernel = def->kernel;
-  res.mangled = def->mangled;
-  res.stack_size = r.stack_size;
-  res.clock_ghz = cfg.core.clock_ghz;
-  res.hbm_stack = r.stack_size > static_cast<long long>(cfg.gpsimd_cores.hbm_stack_threshold);
-  if (r.stack_size > static_cast<long long>(cfg.gpsimd_cores.documented_max_stack) && r.stack_size <= fw::kMaxStackSize)
-    r.warn(nullptr, "stack above documented maximum", "STACK_SIZE", 0,
-           fmt::format("STACK_SIZE={} is above the documented maximum of {} bytes (the library accepts up to {})",
-                       r.stack_size, cfg.gpsimd_cores.documented_max_stack, fw::kMaxStackSize));
-
-  GpsimdPlatform p("gpsimd", cfg);
-  r.p = &p;
-  g_run = &r;
-  r.arena_next = p.arena_base();
-  r.arena_end = r.arena_next + cfg.gpsimd_cores.tensor_arena_bytes;
-  for (size_t i = 0; i < spec.tensors.size(); ++i) r.inputs.push_back(to_hbm(r, spec.tensors[i], fmt::format("input {}", i)));
-  if (spec.multicore) {
-    auto d = torch::detail::make_host_tensor(shape.sizes(), shape.scalar_type());
-    d->hbm = r.hbm_alloc(std::max<uint64_t>(d->nbytes(), 1), nullptr, "get_dst_tensor");
-    d->name = "the dst tensor";
-    r.dst = torch::Tensor(d);
-  }
-  const size_t ncores = spec.multicore ? p.cores() : 1;
-  r.ctx.resize(p.cores());
-  for (size_t i = 0; i < p.cores(); ++i) {
-    CoreCtx& c = r.ctx[i];
-    c.id = static_cast<int>(i);
-    c.core = &p.core(i);
-    c.dma = &p.dma(i);
-    c.fw = &p.firmware(i);
-    c.run = &r;
-    uint64_t start = 0;
-    c.tcm_host = p.tcm(i).store().page(0, &start);
-    c.tcm_base = cfg.memory.dataram.base;
-    c.tcm_size = std::min<uint64_t>(cfg.memory.dataram.size, p.tcm(i).store().page_bytes());
-    if (i >= ncores) continue;
-    c.core->set_program([&r, &c](models::Core&) { core_program(r, c); });
-    c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
-      if (!e) return;
-      c.t.end_ns = c.core->now().to_seconds() * 1e9;
-      if (!r.error) {
-        r.error = e;
-        r.error_core = c.id;
-        sc_core::sc_stop();
-      }
-    });
-  }
-  std::vector<TransferRecord> transfers;
-  if (spec.record)
-    for (size_t i = 0; i < ncores; ++i)
-      p.dma(i).set_span_hook([&transfers, i](uint32_t ch, const models::DmaDescriptor& d, sc_core::sc_time s,
-                                             sc_core::sc_time e) {
-        transfers.push_back(TransferRecord{static_cast<int>(i), ch, d.src, d.dst, d.len, d.call_site,
-                                           s.to_seconds() * 1e9, e.to_seconds() * 1e9});
-      });
-  sc_core::sc_start();
-  res.transfers = std::move(transfers);
-  if (r.error) {
-    res.failed = true;
-    try {
-      std::rethrow_exception(r.error);
-    } catch (const FF& e) {
-      res.fault_kind = FF::kind_name(e.kind());
-      res.fault_message = e.what();
-    } catch (const models::DmaAbort& e) {
-      res.fault_kind = "dma fault";
-      res.fault_message = fmt::format("kernel {} on core {}: {}", def->kernel, r.error_core, e.what());
-    } catch (const models::BusError& e) {
-      res.fault_kind = "bus error";
-      res.fault_message = fmt::format("kernel {} on core {}, call {}: {}", def->kernel, r.error_core,
-                                      r.ctx[static_cast<size_t>(r.error_core)].last_call, e.what());
-    } catch (const std::exception& e) {
-      res.fault_kind = "error";
-      res.fault_message = fmt::format("kernel {} on core {}, call {}: {}", def->kernel, r.error_core,
-                                      r.ctx[static_cast<size_t>(r.error_core)].last_call, e.what());
-    }
-    bool reported = false;
-    for (const auto& d : r.diags) reported = reported || (d.severity == "error" && d.message == res.fault_message);
-    if (!reported)
-      r.diags.push_back(Diagnostic{"error", res.fault_kind, def->kernel, r.ctx[static_cast<size_t>(r.error_core)].last_call,
-                                   res.fault_message, r.error_core, 0});
-  } else {
-    // Overlapping writes of the dst tensor by different cores.
-    struct W { uint64_t lo, hi; int core; };
-    std::vector<W> ws;
-    for (const auto& c : r.ctx)
-      for (const auto& [lo, hi] : c.dst_writes) ws.push_back(W{lo, hi, c.id});
-    std::sort(ws.begin(), ws.end(), [](const W& a, const W& b) { return a.lo < b.lo; });
-    uint64_t reach = 0;
-    int reach_core = -1;
-    for (const auto& w : ws) {
-      if (w.lo < reach && w.core != reach_core) {
-        const size_t es = torch::element_size(r.dst.scalar_type());
-        const uint64_t base = r.dst.impl()->hbm;
-        Diagnostic d{"error", "overlapping writes", def->kernel, "tcm_to_tensor", "", w.core, w.lo};
-        d.message = fmt::format("kernel {}: cores {} and {} both wrote elements [{}, {}) of the dst tensor "
-                                "(bytes 0x{:x}..0x{:x}); the result depends on timing",
-                                def->kernel, reach_core, w.core, (w.lo - base) / es,
-                                (std::min(reach, w.hi) - base) / es, w.lo, std::min(reach, w.hi));
-        r.diags.push_back(d);
-        res.failed = true;
-        res.fault_kind = "overlapping writes";
-        res.fault_message = d.message;
-        break;
-      }
-      if (w.hi > reach) {
-        reach = w.hi;
-        reach_core = w.core;
-      }
-    }
-    torch::Tensor out = spec.multicore ? r.dst : r.output;
-    if (out.defined()) res.output = out.impl()->hbm ? to_host(r, out) : out;
-  }
-  for (auto& c : r.ctx) {
-    if (!c.t.ran) continue;
-    if (c.t.end_ns == 0) c.t.end_ns = c.core->now().to_seconds() * 1e9;  // stopped by another core's fault
-    res.cores.push_back(c.t);
-    res.calls.push_back(std::move(c.calls));
-    res.duration_ns = std::max(res.duration_ns, c.t.end_ns);
-  }
-  for (size_t i = 0; i < p.cores(); ++i)
-    for (const auto& ch : p.dma(i).channel_stats()) {
-      res.dma_bytes += ch.bytes;
-      res.dma_descriptors += ch.descriptors;
-    }
-  res.hbm_bytes = p.hbm().stats().bytes();
-  res.hbm_requests = p.hbm().stats().requests();
-  res.tcm_peak_bytes = r.tcm_peak;
-  res.diagnostics = r.diags;
-  ctx_map().clear();
-  g_run = nullptr;
-  return res;
 }
 
 }  // namespace npusim::torchrt

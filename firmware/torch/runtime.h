@@ -1,9 +1,17 @@
 // The simulator side of the torch API (include/torch/torch.h): tensors in simulated HBM, the
 // per-core context of a running kernel (its firmware, TCM, DMA channels, streams, stack), the
 // multi-core GPSIMD platform and one op run. docs/custom-ops.md explains the model.
+//
+// firmware/torch/, by role: runtime.cpp (the core context: spans, library calls, stack checks,
+// DMA and port moves, the TCM's DMI grant; runtime_internal.h), gpsimd_platform.cpp (the
+// cores, from the generic builder), accessors.cpp (standard accessor), streams.cpp (stream
+// accessors, coherence), tcm.cpp (TCM accessor, tcm_malloc), bulk.cpp (library ops' data),
+// op_runner.cpp (run_op), tensor.cpp (tensors and the library's arithmetic), op_lookup.cpp
+// (registration, kernel lookup). May include models/, platforms/, allocators/, firmware/.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +28,8 @@
 #include "models/hbm.h"
 #include "models/interconnect.h"
 #include "models/sram.h"
+#include "platforms/neuron_gpsimd.h"
+#include "platforms/platform.h"
 
 namespace torch::detail {
 struct TensorImpl {
@@ -46,6 +56,7 @@ const char* cat_name(Cat c);
 struct CoreTimes {
   double ns[kNumCats] = {};
   uint64_t hbm_accesses = 0, tcm_accesses = 0, dma_transfers = 0, dma_bytes = 0, api_calls = 0;
+  uint64_t bulk_bytes = 0;  // library ops' data (fills, element-wise ops) through the core's port
   uint64_t stack_peak = 0;  // bytes of host stack the kernel used (approximate)
   double stack_setup_ns = 0;  // of ns[kStack]: allocating, switching to and freeing the HBM stack
   double start_ns = 0, end_ns = 0;
@@ -80,6 +91,15 @@ struct OpSpec {
   std::vector<c10::Scalar> scalars;
   long long stack_size = -1;           // -1: the library's STACK_SIZE (or none)
   uint64_t tcm_cycles_per_element = 0; // 0: the platform's
+  // Called with the platform once it is built, before the simulation (tests, tools).
+  std::function<void(class GpsimdPlatform&)> on_built;
+};
+
+// A copy between the host and HBM around the kernel (the inputs before it, the output after
+// it): through core 0's port, timed by the HBM controller, outside the op's time.
+struct HostCopy {
+  uint64_t bytes = 0;
+  double start_ns = 0, end_ns = 0;
 };
 
 struct OpResult {
@@ -88,7 +108,9 @@ struct OpResult {
   std::vector<Diagnostic> diagnostics;
   bool failed = false;
   std::string fault_kind, fault_message;
-  double duration_ns = 0;
+  double duration_ns = 0;       // the op: from the kernel start to the last core's kernel end
+  double kernel_start_ns = 0;   // when the inputs were in HBM
+  HostCopy inputs_copy, output_copy;
   double clock_ghz = 1.4;
   long long stack_size = -1;
   bool hbm_stack = false;
@@ -108,8 +130,16 @@ struct CoreCtx {
   models::Core* core = nullptr;
   models::DmaEngine* dma = nullptr;
   fw::Firmware* fw = nullptr;
-  uint8_t* tcm_host = nullptr;  // host view of the core's dataram (kernels dereference TCM)
+  // The core's DMI grant of its TCM (kernels dereference tcm_malloc pointers into it): host
+  // pointer and device range. Taken at the first tcm_malloc; a revocation by the TCM
+  // (Sram::revoke_dmi) ends it, and every block handed out under it becomes unusable.
+  uint8_t* tcm_host = nullptr;
   uint64_t tcm_base = 0, tcm_size = 0;
+  uint64_t tcm_grant = 0;           // the grant in force (0: none); numbered from 1
+  uint64_t tcm_revoked_grant = 0;   // the last grant revoked
+  double tcm_revoked_ns = 0;
+  std::map<uint32_t, uint64_t> tcm_block_grant;  // live block -> the grant it was handed out under
+  int op_depth = 0;                 // library ops in progress (nested ones are one call)
   Run* run = nullptr;
   CoreTimes t;
   std::map<uint32_t, uint32_t> tcm_blocks;  // live tcm_malloc blocks: device address -> bytes
@@ -130,15 +160,18 @@ struct CoreCtx {
   std::vector<CallRecord> calls;  // when recording
 };
 
-// The GPSIMD cores sharing one HBM: each core has its own interconnect in front of its
-// dataram (TCM), its own DMA channels and its own firmware; all reach HBM through one shared
-// interconnect. Core i's 32-bit HBM window maps its own scratch slice (its heaps and stack).
-class GpsimdPlatform : public sc_core::sc_module {
+// The GPSIMD cores sharing one HBM, built by the generic builder from the neuron-gpsimd cores
+// description with the core count of `gpsimd.cores` (platforms::gpsimd_topology): each core
+// has its own interconnect in front of its dataram (TCM), its own DMA channels and its own
+// firmware; all reach HBM through one shared fabric interconnect. Core i's 32-bit HBM window
+// maps its own scratch slice (its heaps and stack). Every binding goes through
+// platforms::bind (the binding log; protocol checkers with NPUSIM_PROTOCOL_CHECKS).
+class GpsimdPlatform : public platforms::Platform {
  public:
   GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg);
   ~GpsimdPlatform() override;
   const fw::NeuronPlatformConfig& config() const { return cfg_; }
-  size_t cores() const { return cores_.size(); }
+  size_t core_count() const { return per_core_.size(); }
   models::Core& core(size_t i);
   models::DmaEngine& dma(size_t i);
   fw::Firmware& firmware(size_t i);
@@ -147,11 +180,15 @@ class GpsimdPlatform : public sc_core::sc_module {
   uint64_t arena_base() const;
 
  private:
-  struct PerCore;
+  struct PerCore {
+    models::Core* core;
+    models::DmaEngine* dma;
+    models::Sram* tcm;
+    std::unique_ptr<fw::Firmware> fw;
+  };
   fw::NeuronPlatformConfig cfg_;
-  models::Interconnect shared_;
-  models::Hbm hbm_;
-  std::vector<std::unique_ptr<PerCore>> cores_;
+  models::Hbm& hbm_;
+  std::vector<PerCore> per_core_;
 };
 
 // Runs one op on a GpsimdPlatform built from `cfg` (one simulation per process). Bad input

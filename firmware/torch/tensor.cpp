@@ -86,7 +86,8 @@ namespace torch {
 namespace detail {
 std::vector<uint8_t> bytes_of(const TensorImpl& t);
 void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v);
-void charge(size_t bytes, int64_t elems);
+std::shared_ptr<void> op_scope();
+void op_work(int64_t elems);
 std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call);
 [[noreturn]] void op_error(const std::string& call, const std::string& msg);
 }  // namespace detail
@@ -212,12 +213,13 @@ Tensor& map_out(const std::string& op, Tensor& out, const Tensor& a, const std::
   same_shape(op + "_out", out, a);
   if (op.rfind("bitwise", 0) == 0 && (is_float(a.scalar_type()) || is_float(out.scalar_type())))
     detail::op_error(op, "bitwise ops take integer tensors");
+  const auto scope = detail::op_scope();
   const auto in = detail::bytes_of(*a.impl());
-  auto res = detail::bytes_of(*out.impl());
+  std::vector<uint8_t> res(out.impl()->nbytes());  // every element is written
   const int64_t n = a.numel();
   for (int64_t i = 0; i < n; ++i) put(res, out.scalar_type(), i, f(get(in, a.scalar_type(), i), i));
   detail::set_bytes(*out.impl(), res);
-  detail::charge(in.size() + res.size(), n);
+  detail::op_work(n);
   return out;
 }
 
@@ -245,10 +247,11 @@ int64_t Tensor::size(int64_t d) const {
 ScalarType Tensor::scalar_type() const { return impl_ ? impl_->dtype : kFloat; }
 
 Tensor& Tensor::fill_(const Scalar& v) const {
-  auto b = detail::bytes_of(*impl_);
+  const auto scope = detail::op_scope();
+  std::vector<uint8_t> b(impl_->nbytes());  // every element is written
   for (int64_t i = 0; i < impl_->numel; ++i) put(b, impl_->dtype, i, v.toDouble());
   detail::set_bytes(*impl_, b);
-  detail::charge(b.size(), 0);
+  detail::op_work(0);
   return const_cast<Tensor&>(*this);
 }
 
@@ -264,10 +267,12 @@ Tensor zeros(IntArrayRef size, const TensorOptions& o) { return full(size, 0, o)
 Tensor ones(IntArrayRef size, const TensorOptions& o) { return full(size, 1, o); }
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
-  Tensor t = zeros({n, m}, o);
-  auto b = detail::bytes_of(*t.impl());
+  Tensor t = empty({n, m}, o);
+  const auto scope = detail::op_scope();
+  std::vector<uint8_t> b(t.impl()->nbytes());  // zeros and the diagonal, written once
   for (int64_t i = 0; i < std::min(n, m); ++i) put(b, t.scalar_type(), i * m + i, 1);
   detail::set_bytes(*t.impl(), b);
+  detail::op_work(0);
   return t;
 }
 
@@ -304,6 +309,7 @@ NPUSIM_UNARY_IMPL(bitwise_not)
 namespace {
 Tensor& binary_out(const std::string& op, Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
   same_shape(op, a, b);
+  const auto scope = detail::op_scope();  // b's read is part of the op
   const auto bb = detail::bytes_of(*b.impl());
   const bool fp = is_float(a.scalar_type());
   const ScalarType bt = b.scalar_type();

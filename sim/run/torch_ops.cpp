@@ -265,7 +265,8 @@ class TorchOps : public Workload {
     return (!has_expectations && r_.failed) || mismatches_ != 0;
   }
   void finish_outputs(const std::map<std::string, double>&) override {
-  const uint64_t end_ps = static_cast<uint64_t>(r_.duration_ns * 1e3 + 0.5);
+  const double end_ns = std::max(r_.kernel_start_ns + r_.duration_ns, r_.output_copy.end_ns);
+  const uint64_t end_ps = static_cast<uint64_t>(end_ns * 1e3 + 0.5);
   for (auto& o : obs_) {
     auto ps = [](double ns) { return static_cast<uint64_t>(ns * 1e3 + 0.5); };
     for (size_t i = 0; i < r_.cores.size(); ++i) {
@@ -274,6 +275,11 @@ class TorchOps : public Workload {
       for (const auto& c : r_.calls[i]) o->call(core, c.name, "", ps(c.start_ns), ps(c.end_ns), 0);
       o->core_busy(core, ps(r_.cores[i].end_ns), false);
     }
+    // The host copies around the kernel, on core 0 (whose port moves them).
+    if (r_.inputs_copy.bytes)
+      o->call("gpsimd0", "load inputs (host to HBM)", "", ps(r_.inputs_copy.start_ns), ps(r_.inputs_copy.end_ns), 0);
+    if (r_.output_copy.bytes)
+      o->call("gpsimd0", "read output (HBM to host)", "", ps(r_.output_copy.start_ns), ps(r_.output_copy.end_ns), 0);
     // DMA tracks: core k's channel c is track k * channels + c.
     const uint32_t per_core = std::max(1u, cfg_.gpsimd_cores.dma_engines / cfg_.gpsimd_cores.cores);
     for (const auto& x : r_.transfers)
@@ -312,9 +318,11 @@ class TorchOps : public Workload {
     cores.push_back(Json{{"core", i}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
                          {"cycles", static_cast<uint64_t>(std::round((c.end_ns - c.start_ns) * r_.clock_ghz))}, {"breakdown_cycles", b},
                          {"hbm_accesses", c.hbm_accesses}, {"tcm_accesses", c.tcm_accesses},
-                         {"dma_transfers", c.dma_transfers}, {"dma_bytes", c.dma_bytes}, {"api_calls", c.api_calls}});
+                         {"dma_transfers", c.dma_transfers}, {"dma_bytes", c.dma_bytes}, {"bulk_bytes", c.bulk_bytes}, {"api_calls", c.api_calls}});
   }
   rep["cores"] = cores;
+  auto copy = [](const tr::HostCopy& h) { return Json{{"bytes", h.bytes}, {"start_ns", h.start_ns}, {"end_ns", h.end_ns}}; };
+  rep["host_copies"] = Json{{"inputs", copy(r_.inputs_copy)}, {"output", copy(r_.output_copy)}};
   Json diags = Json::array();
   for (const auto& d : r_.diagnostics)
     diags.push_back(Json{{"severity", d.severity}, {"kind", d.kind}, {"kernel", d.kernel}, {"core", d.core},
@@ -357,6 +365,10 @@ class TorchOps : public Workload {
   }
   out << fmt::format("  traffic          HBM {} B in {} requests ({} core accesses), DMA {} B in {} descriptors, TCM peak {} B\n",
                      r_.hbm_bytes, r_.hbm_requests, static_cast<uint64_t>(report["metrics"]["hbm_accesses"].get<double>()), r_.dma_bytes, r_.dma_descriptors, r_.tcm_peak_bytes);
+  out << fmt::format("  host copies      inputs {} B in {} cycles before the kernel, output {} B in {} cycles after it "
+                     "(core 0's port; not in the op's time)\n",
+                     r_.inputs_copy.bytes, cyc(r_.inputs_copy.end_ns - r_.inputs_copy.start_ns), r_.output_copy.bytes,
+                     cyc(r_.output_copy.end_ns - r_.output_copy.start_ns));
   out << fmt::format("  stack            {}{}\n",
                      r_.stack_size >= 0 ? fmt::format("STACK_SIZE={}", r_.stack_size) : "no STACK_SIZE",
                      r_.hbm_stack ? ": in HBM (stack switch)" : ": local dataram");

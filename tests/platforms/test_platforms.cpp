@@ -35,6 +35,15 @@ TEST_CASE("platforms: the neuron-gpsimd platform is wired through platforms::bin
   CHECK(std::vector<std::string>(l.begin() + static_cast<long>(before), l.end()) ==
         std::vector<std::string>{"interconnect -> dataram", "interconnect -> hbm", "mgmt_core -> interconnect",
                                  "dma -> interconnect"});
+  // With NPUSIM_PROTOCOL_CHECKS every binding has its protocol checker, named after it.
+  if (models::protocol_checks_built_in()) {
+    REQUIRE(p.checkers().size() == 4);
+    CHECK(std::string(p.checkers()[2]->name()) == "soc.check_mgmt_core_to_interconnect");
+    CHECK(p.checkers()[0]->config().map_last == p.sram("dataram").config().size - 1);
+  } else {
+    CHECK(p.checkers().empty());
+  }
+  CHECK(platforms::checker_name("c1_dm -> interconnect") == "check_c1_dm_to_interconnect");
   REQUIRE(p.cores().size() == 1);
   CHECK(std::string(p.core.name()) == "soc.mgmt_core");
   CHECK(p.memories().size() == 2);
@@ -52,6 +61,7 @@ TEST_CASE("platforms: snitch-cluster clusters are replicated groups, bound in th
   platforms::SnitchSystem s("snitch", cfg);
   // 2 TCDMs + the L3 on the interconnect, 2 x (9 cores + 1 DMA) onto it.
   CHECK(platforms::binding_log().size() - before == 3 + 2 * 10);
+  CHECK(s.checkers().size() == (models::protocol_checks_built_in() ? 3 + 2 * 10 : 0));
   CHECK(logged("interconnect -> tcdm1"));
   CHECK(logged("c1_dm -> interconnect"));
   REQUIRE(s.cores().size() == 18);

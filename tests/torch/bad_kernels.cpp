@@ -110,6 +110,24 @@ torch::Tensor incoherent_verbose(const torch::Tensor& t_in) {
   return mixed_access(t_in, torch::CoherencyEnforcer::INCOHERENT_VERBOSE);
 }
 
+// Uses a tcm_malloc block after the TCM revoked its DMI grants (the test's hook revokes them
+// between the first and the second tcm_malloc): the new block, under a new grant, works; the
+// old one is refused.
+void (*npusim_test_tcm_hook)() = nullptr;
+torch::Tensor tcm_revoked(const torch::Tensor& t_in) {
+  const size_t n = 256;
+  float* a = static_cast<float*>(torch::neuron::tcm_malloc(n * sizeof(float)));
+  auto in = t_in.tcm_accessor();
+  in.tensor_to_tcm<float>(a, 0, n);
+  if (npusim_test_tcm_hook) npusim_test_tcm_hook();
+  float* b = static_cast<float*>(torch::neuron::tcm_malloc(n * sizeof(float)));
+  in.tensor_to_tcm<float>(b, 0, n);
+  in.tensor_to_tcm<float>(a, 0, n);
+  torch::neuron::tcm_free(b);
+  torch::neuron::tcm_free(a);
+  return t_in;
+}
+
 // Returns no tensor.
 torch::Tensor bad_no_result(const torch::Tensor&) { return torch::Tensor(); }
 
@@ -130,4 +148,5 @@ NEURON_LIBRARY(npusim_test_kernels, m) {
   m.def("bad_read_after_close", &bad_same, "bad_read_after_close");
   m.def("bad_incoherent", &bad_same, "bad_incoherent");
   m.def("incoherent_verbose", &bad_same, "incoherent_verbose");
+  m.def("tcm_revoked", &bad_same, "tcm_revoked");
 }

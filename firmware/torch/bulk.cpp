@@ -1,0 +1,93 @@
+// The torch API on a simulated core, part 4: the data of the library's ops (fills, element-wise
+// ops; tensor.cpp computes them) through the core's port into HBM, their call and their work,
+// and new tensors in the HBM tensor arena. Registration and kernel lookup: op_lookup.cpp.
+#include "firmware/torch/runtime_internal.h"
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include <neuron/neuron-utils.hpp>
+
+namespace torch::detail {
+
+using npusim::torchrt::ApiCall;
+using npusim::torchrt::CoreCtx;
+using npusim::torchrt::current_ctx;
+using npusim::torchrt::FF;
+using npusim::torchrt::Span;
+
+namespace {
+// The core port that moves a device tensor's bytes: the running core's, else (a tensor op on
+// the host after the kernel) core 0's, by debug transport.
+npusim::models::Core& bulk_port(CoreCtx* c) {
+  if (c) return *c->core;
+  if (npusim::torchrt::g_run == nullptr) throw std::logic_error("a device tensor used outside the op run that made it");
+  return npusim::torchrt::g_run->p->core(0);
+}
+void bulk_move(const TensorImpl& t, bool write, void* data) {
+  CoreCtx* c = current_ctx();
+  npusim::models::Core& port = bulk_port(c);
+  if (c) {
+    c->t.bulk_bytes += t.nbytes();
+    Span s(*c, npusim::torchrt::kHbm);
+    npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
+  } else {
+    npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
+  }
+}
+}  // namespace
+
+// Reads a tensor's data (host or HBM) into a host buffer and writes one back: in a kernel,
+// through the core's port into HBM (the hbm column), as the library's own loads and stores.
+std::vector<uint8_t> bytes_of(const TensorImpl& t) {
+  if (t.hbm == 0) return t.host;
+  std::vector<uint8_t> v(t.nbytes());
+  bulk_move(t, false, v.data());
+  return v;
+}
+void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
+  if (t.hbm == 0) {
+    t.host = v;
+    return;
+  }
+  std::vector<uint8_t> copy = v;  // the port takes a mutable buffer
+  bulk_move(t, true, copy.data());
+}
+// A library op (fill, element-wise op) on a simulated core is one library call from op_scope()
+// to the end of the returned scope (nested ops are part of the outer one); op_work charges its
+// element work. On the host both do nothing.
+std::shared_ptr<void> op_scope() {
+  CoreCtx* c = current_ctx();
+  if (!c || c->op_depth > 0) return nullptr;
+  auto* call = new ApiCall(*c, "tensor op");
+  ++c->op_depth;
+  return std::shared_ptr<void>(call, [c](void* p) {
+    --c->op_depth;
+    delete static_cast<ApiCall*>(p);
+  });
+}
+void op_work(int64_t elems) {
+  CoreCtx* c = current_ctx();
+  if (!c) return;
+  Span s(*c, npusim::torchrt::kCompute);
+  c->core->compute(c->run->cfg->gpsimd_cores.op_cycles_per_element * static_cast<uint64_t>(elems));
+}
+std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call) {
+  auto t = make_host_tensor(sizes, dtype);
+  CoreCtx* c = current_ctx();
+  if (c) {
+    t->hbm = c->run->hbm_alloc(t->nbytes(), c, call);
+    t->name = fmt::format("tensor@0x{:x}", t->hbm);
+  } else {
+    t->host.assign(t->nbytes(), 0);
+    t->name = "host tensor";
+  }
+  return t;
+}
+[[noreturn]] void op_error(const std::string& call, const std::string& msg) {
+  CoreCtx* c = current_ctx();
+  if (c) c->run->fail(c, FF::kUsage, call, 0, msg);
+  throw std::invalid_argument(call + ": " + msg);
+}
+}  // namespace torch::detail

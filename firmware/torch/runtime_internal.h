@@ -1,0 +1,149 @@
+// Inside the torch runtime (firmware/torch/*.cpp only): one op run (Run), the per-core helpers
+// every part shares (the current core's context, time spans, library calls, stack checks, DMA
+// and port moves, the TCM grant) and the run in progress. Not installed.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "firmware/torch/runtime.h"
+
+namespace npusim::torchrt {
+
+using torch::detail::TensorImpl;
+using FF = fw::FirmwareFault;
+
+// --- one op run ---
+
+class Run {
+ public:
+  const fw::NeuronPlatformConfig* cfg = nullptr;
+  GpsimdPlatform* p = nullptr;
+  const torch::npusim_op::OpDef* def = nullptr;
+  OpSpec spec;
+  std::vector<CoreCtx> ctx;
+  std::vector<Diagnostic> diags;
+  torch::Tensor dst;              // multicore: the output every core writes
+  std::vector<torch::Tensor> inputs;  // in HBM
+  torch::Tensor output;           // single core: what the kernel returned
+  uint64_t arena_next = 0, arena_end = 0;
+  long long stack_size = -1;
+  uint64_t stack_limit = 0;       // bytes the kernel may use
+  uint64_t tcm_cycles = 3;
+  bool setup_done = false;
+  std::exception_ptr error;
+  int error_core = -1;
+  uint64_t tcm_peak = 0;
+
+  uint64_t hbm_alloc(uint64_t bytes, CoreCtx* c, const char* call) {
+    const uint64_t a = (arena_next + 63) & ~uint64_t{63};
+    if (a + bytes > arena_end) fail(c, FF::kAllocFailure, call, a, fmt::format("{}: a tensor of {} bytes does not fit the HBM tensor arena ({} bytes left; gpsimd.tensor_arena_bytes)", call, bytes, arena_end - a));
+    arena_next = a + std::max<uint64_t>(bytes, 1);
+    return a;
+  }
+  [[noreturn]] void fail(CoreCtx* c, FF::Kind k, const std::string& call, uint64_t addr,
+                         const std::string& msg) {
+    Diagnostic d{"error", FF::kind_name(k), def ? def->kernel : "", call, msg, c ? c->id : -1, addr};
+    const std::string full = fmt::format("kernel {} on core {}, call {}{}: {}", d.kernel, d.core, call,
+                                         addr ? fmt::format(" at 0x{:x}", addr) : "", msg);
+    d.message = full;
+    diags.push_back(d);
+    throw FF(k, call, full);
+  }
+  void warn(CoreCtx* c, const std::string& kind, const std::string& call, uint64_t addr,
+            const std::string& msg) {
+    Diagnostic d{"warning", kind, def ? def->kernel : "", call, "", c ? c->id : -1, addr};
+    d.message = fmt::format("kernel {} on core {}, call {}{}: {}", d.kernel, d.core, call,
+                            addr ? fmt::format(" at 0x{:x}", addr) : "", msg);
+    diags.push_back(d);
+  }
+  // The host copies around the kernel (core 0's thread): the inputs' data, loaded before any
+  // core starts its kernel, and the output read back after the last one ends.
+  std::vector<torch::Tensor> input_data;  // host tensors, parallel to `inputs`
+  size_t ncores = 1;                      // cores that run the kernel
+  bool inputs_loaded = false;
+  size_t done_cores = 0;
+  sc_core::sc_event loaded, core_done;
+  double kernel_start_ns = 0;
+  HostCopy in_copy, out_copy;
+  torch::Tensor output_host;              // the read-back result
+};
+
+extern Run* g_run;  // the run in progress (one per process)
+std::unordered_map<const models::Core*, CoreCtx*>& ctx_map();
+CoreCtx* current_ctx();
+
+// Bulk data (the library's fills and element-wise ops, the host copies) through `core`'s port
+// into HBM, in requests of kPortChunk bytes: timed by the fabric and the HBM controller and
+// counted in the HBM statistics while the core runs its program; outside it (a host tensor
+// op after the run) the same path by debug transport.
+constexpr size_t kPortChunk = 4096;
+void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n);
+
+inline double now_ns(CoreCtx& c) { return c.core->now().to_seconds() * 1e9; }
+inline bool records(const CoreCtx& c) { return c.run->spec.record; }
+
+// Attributes the core time of a scope to a category.
+struct Span {
+  CoreCtx& c;
+  Cat cat;
+  double t0;
+  Span(CoreCtx& cx, Cat k) : c(cx), cat(k), t0(now_ns(cx)) {}
+  ~Span() { c.t.ns[cat] += now_ns(c) - t0; }
+};
+
+// Checks the kernel's stack use (the host stack depth below its entry) at `call`.
+void check_stack(CoreCtx& c, const char* call);
+
+// A library call: entry/exit cost, a frame spilled to the current stack (local dataram or the
+// HBM stack), the stack check.
+struct ApiCall {
+  CoreCtx& c;
+  bool pushed = false;
+  size_t rec = SIZE_MAX;
+  ApiCall(CoreCtx& cx, const char* name) : c(cx) {
+    c.last_call = name;
+    if (records(c)) {
+      rec = c.calls.size();
+      c.calls.push_back(CallRecord{name, now_ns(c), now_ns(c)});
+    }
+    ++c.t.api_calls;
+    check_stack(c, name);
+    {
+      Span s(c, kCall);
+      c.core->compute(c.fw->config().call_cycles);
+    }
+    Span s(c, kStack);
+    c.fw->push_frame(name, c.fw->config().frame_spill_bytes);
+    pushed = true;
+  }
+  ~ApiCall() {
+    if (pushed && std::uncaught_exceptions() == 0) {
+      Span s(c, kStack);
+      c.fw->pop_frame();
+    }
+    if (rec != SIZE_MAX) c.calls[rec].end_ns = now_ns(c);
+  }
+};
+
+// DMA between HBM and the core's TCM over all of the core's channels; waits for completion.
+void dma_move(CoreCtx& c, uint64_t dst, uint64_t src, uint64_t n, const char* call);
+
+// The TCM grant (runtime.cpp): the device address of a host pointer into it (0: not in it);
+// taking the grant; an invalidation the core received; a block's grant still in force.
+uint32_t tcm_device_addr(CoreCtx& c, const void* p);
+void acquire_tcm_grant(CoreCtx& c, const char* call);
+void tcm_invalidated(CoreCtx& c, uint64_t start, uint64_t end);
+void check_tcm_grant(CoreCtx& c, uint32_t block, const char* call);
+
+// The first write into the dataram heap header from a block of the pool (issue 16).
+void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64_t lo, uint64_t n,
+                        const std::string& what, const char* call,
+                        const char* effect = "this write corrupts the heap");
+
+}  // namespace npusim::torchrt
