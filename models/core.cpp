@@ -1,10 +1,15 @@
 #include "models/core.h"
+#include "models/unwind.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace npusim::models {
 
@@ -59,6 +64,18 @@ Core* Core::current() {
   return it == core_registry().end() ? nullptr : it->second;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((noinline)) void forget_unwound_frames() {
+  // The dead frames' redzones stay poisoned and later calls into uninstrumented libraries
+  // (fmt, SystemC) on that stack are reported as overflows: forget the frames below.
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  const uintptr_t span = static_cast<uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
+  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
+}
+#else
+void forget_unwound_frames() {}
+#endif
+
 void Core::thread() {
   core_registry()[sc_core::sc_get_current_process_handle().get_process_object()] = this;
   if (!program_) return;
@@ -68,6 +85,7 @@ void Core::thread() {
   try {
     program_(*this);
   } catch (...) {
+    forget_unwound_frames();
     error = std::current_exception();
   }
   stats_.end = now();

@@ -208,6 +208,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     } catch (const FF& e) {
       res.fault_kind = FF::kind_name(e.kind());
       res.fault_message = e.what();
+    } catch (const fw::StopRequested& e) {
+      res.fault_kind = "interrupted";
+      res.fault_message = fmt::format("kernel {} on core {}, call {}: {}", def->kernel, r.error_core,
+                                      r.ctx[static_cast<size_t>(r.error_core)].last_call, e.what());
     } catch (const models::DmaAbort& e) {
       res.fault_kind = "dma fault";
       res.fault_message = fmt::format("kernel {} on core {}: {}", def->kernel, r.error_core, e.what());

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "firmware/stop_request.h"
 #include "firmware/torch/runtime.h"
 
 namespace npusim::torchrt {
@@ -107,6 +108,7 @@ struct ApiCall {
   bool pushed = false;
   size_t rec = SIZE_MAX;
   ApiCall(CoreCtx& cx, const char* name) : c(cx) {
+    fw::at_call_boundary(name, now_ns(c));  // progress; after SIGINT/SIGTERM the kernel ends here
     c.last_call = name;
     if (records(c)) {
       rec = c.calls.size();

@@ -58,17 +58,6 @@ Fault classify_fault(std::exception_ptr e) {
   return fl;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-__attribute__((noinline)) void forget_unwound_frames() {
-  // The dead frames' redzones stay poisoned and later calls into uninstrumented libraries
-  // (fmt, SystemC) on that stack are reported as overflows: forget the frames below.
-  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  const uintptr_t span = static_cast<uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
-  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
-}
-#else
-void forget_unwound_frames() {}
-#endif
 
 std::string human_bytes(double b) {
   if (b >= 1 << 30) return fmt::format("{:.2f} GiB", b / (1 << 30));

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/unwind.h"
 #include "sim/output/progress.h"
 #include "sim/run/stop_signal.h"
 #include "sim/run/scenario_runner.h"
@@ -44,10 +45,8 @@ class RunFault : public std::runtime_error {
 // a firmware fault, a corrupted heap, a RunFault, or anything else ("error").
 Fault classify_fault(std::exception_ptr e);
 
-// An exception thrown inside a core's thread unwinds frames on a SystemC coroutine stack,
-// which AddressSanitizer cannot clean up: after catching such an exception, call this in the
-// catching frame. A no-op without ASan.
-void forget_unwound_frames();
+// After catching an exception thrown in a core's thread: models::forget_unwound_frames().
+using models::forget_unwound_frames;
 
 // Runs the simulation to its end. run_pipeline holds a StopSignals (stop_signal.h) for the
 // whole run: the first SIGINT or SIGTERM sets interrupted(), which the workloads poll at every
