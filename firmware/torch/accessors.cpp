@@ -63,6 +63,7 @@ namespace {
 // the accessor's compute charge.
 template <typename Move>
 void element_access(CoreCtx& c, const TensorImpl& t, int64_t index, size_t bytes, Move&& move) {
+  npusim::fw::throw_if_stop_requested("accessor");  // a kernel's element loop ends here on SIGINT/SIGTERM
   if (c.run->spec.multicore)
     c.run->fail(&c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
   npusim::torchrt::check_stack(c, "accessor");

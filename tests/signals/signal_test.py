@@ -48,6 +48,16 @@ program:
   - stream: {load: buf, store: buf, count: 100000000, stride: 0, compute: 1}
 """
 
+# A torch op whose kernel is one long element loop of the standard accessor (16 MiB of floats).
+TORCH_LONG = """name: torch-long
+platform: neuron-gpsimd
+torch_op:
+  op: relu_standard
+  inputs:
+    - {shape: [4194304], dtype: float, init: "linspace(-4, 4)"}
+  reference: relu
+"""
+
 TIMEOUT = 120  # s: only a hung process hits it
 
 
@@ -179,6 +189,20 @@ def main():
             st = {c["status"] for c in r["cores"]}
             if st != {"interrupted"}:  # no core "hung" at a barrier its stopped peers left
                 fail(f"core status {st}")
+        elif case == "torch_int":
+            # The kernel stops at its next accessor element or API call: the op ends in an
+            # "interrupted" fault, not with its whole output.
+            path = os.path.join(work, "long.yaml")
+            with open(path, "w") as f:
+                f.write(TORCH_LONG)
+            p = start([npusim, "run", path, "--trace", "trace.json", "--vcd", "waves.vcd",
+                       "--report", "report.json"], work)
+            wait_for(p, lambda: os.path.exists(os.path.join(work, "trace.json")), "the trace file")
+            p.send_signal(signal.SIGINT)
+            finish(p, 130)
+            r = check_run(work, signal.SIGINT, "SIGINT")
+            if (r["outcome"].get("fault") or {}).get("kind") != "interrupted":
+                fail(f"fault {r['outcome'].get('fault')}")
         elif case == "snitch_stream":
             r = run_case(npusim, SNITCH_LONG_STREAM, signal.SIGINT, work)
             if r["metrics"]["core_accesses"] >= 9 * 2 * 100000000:
