@@ -10,12 +10,6 @@
 
 namespace torch::detail {
 
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
 std::shared_ptr<TensorImpl> make_host_tensor(IntArrayRef sizes, ScalarType dtype) {
   auto t = std::make_shared<TensorImpl>();
   t->dtype = dtype;

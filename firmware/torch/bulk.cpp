@@ -11,12 +11,6 @@
 
 namespace torch::detail {
 
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
 namespace {
 // The core port that moves a device tensor's bytes: the running core's, else (a tensor op on
 // the host after the kernel) core 0's, by debug transport.

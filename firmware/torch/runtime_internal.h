@@ -149,3 +149,12 @@ void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64
                         const char* effect = "this write corrupts the heap");
 
 }  // namespace npusim::torchrt
+
+// The runtime names the tensor library (torch::detail) uses in every part of it.
+namespace torch::detail {
+using npusim::torchrt::ApiCall;
+using npusim::torchrt::CoreCtx;
+using npusim::torchrt::current_ctx;
+using npusim::torchrt::FF;
+using npusim::torchrt::Span;
+}  // namespace torch::detail

@@ -10,12 +10,6 @@
 
 namespace torch::detail {
 
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
 namespace {
 // Host-mode streams (no simulated core).
 struct HostStream {

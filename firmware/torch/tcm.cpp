@@ -10,12 +10,6 @@
 
 namespace torch::detail {
 
-using npusim::torchrt::ApiCall;
-using npusim::torchrt::CoreCtx;
-using npusim::torchrt::current_ctx;
-using npusim::torchrt::FF;
-using npusim::torchrt::Span;
-
 void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n, size_t elem,
                   ScalarType want, const char* call) {
   CoreCtx* c = current_ctx();
