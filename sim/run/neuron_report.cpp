@@ -281,11 +281,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
   for (const auto& w : warnings_) out << "  warning: " << w << "\n";
   for (const auto& v : p_->dma.faults()) out << "  " << v.message << "\n";
   if (fault_) out << fmt::format("  FAULT ({}) at {}: {}\n", fault_->kind, human_ns(static_cast<double>(fault_->time_ps) / 1e3), fault_->message);
-  for (const auto& e : expectations)
-    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(),
-                       e["expected"].get<std::string>(), e["ok"].get<bool>() ? "ok" : "FAILED",
-                       e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", result_word(exit_code));
+  write_expectations_and_result(out, expectations, exit_code);
 }
 
 }  // namespace npusim::sim::neuron

@@ -28,6 +28,15 @@ std::string result_word(int exit_code) {
   return exit_code == 0 ? "PASS" : "FAIL";
 }
 
+void write_expectations_and_result(std::ostream& out, const std::vector<nlohmann::ordered_json>& expectations,
+                                    int exit_code) {
+  for (const auto& e : expectations)
+    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(),
+                       e["expected"].get<std::string>(), e["ok"].get<bool>() ? "ok" : "FAILED",
+                       e["actual_text"].get<std::string>());
+  out << fmt::format("  result: {}\n", result_word(exit_code));
+}
+
 
 Fault classify_fault(std::exception_ptr e) {
   Fault fl;
@@ -80,7 +89,7 @@ bool evaluate_expectations(const std::vector<Expectation>& expect,
     const bool h = e.holds(actual);
     ok = ok && h;
     report.push_back(nlohmann::ordered_json{{"key", e.key}, {"op", e.op}, {"expected", e.text}, {"value", e.value},
-                          {"actual", actual}, {"ok", h}, {"at", e.at.str()}});
+                          {"actual", actual}, {"actual_text", e.show(actual)}, {"ok", h}, {"at", e.at.str()}});
     if (!h)
       failed.push_back(fmt::format("{}: {} but is {}", e.at.str(), e.describe(), e.show(actual)));
   }

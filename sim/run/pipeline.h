@@ -56,6 +56,10 @@ using models::forget_unwound_frames;
 void simulate();
 // The last line of a summary: PASS, FAIL, or INTERRUPTED (SIGINT|SIGTERM).
 std::string result_word(int exit_code);
+// The summary's closing lines: each expectation of the report ("  expect KEY: EXPECTED -> ok|FAILED
+// (actual TEXT)", the actual in the unit of the condition) and the result line.
+void write_expectations_and_result(std::ostream& out, const std::vector<nlohmann::ordered_json>& expectations,
+                                    int exit_code);
 
 // Progress lines: sim/output/progress.h.
 

@@ -258,10 +258,7 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
   for (const auto& c : r["cores"])
     if (c.contains("blocked_at"))
       out << fmt::format("  HUNG {} waiting at {}\n", c["name"].get<std::string>(), c["blocked_at"].get<std::string>());
-  for (const auto& e : r["outcome"]["expectations"])
-    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
-                       e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", result_word(r["outcome"]["exit_code"].get<int>()));
+  write_expectations_and_result(out, r["outcome"]["expectations"].get<std::vector<Json>>(), r["outcome"]["exit_code"].get<int>());
 }
 
 void SnitchPrograms::write_trace(uint64_t end_ps) {

@@ -380,10 +380,7 @@ class TorchOps : public Workload {
                                   : fmt::format("equal ({} elements)", r_.output.defined() ? r_.output.numel() : 0));
   for (const auto& d : r_.diagnostics) out << fmt::format("  {}: {}\n", d.severity, d.message);
   if (r_.failed) out << fmt::format("  FAULT ({}): {}\n", r_.fault_kind, r_.fault_message);
-  for (const auto& e : expectations)
-    out << fmt::format("  expect {}: {} -> {} (actual {})\n", e["key"].get<std::string>(), e["expected"].get<std::string>(),
-                       e["ok"].get<bool>() ? "ok" : "FAILED", e["actual"].get<double>());
-  out << fmt::format("  result: {}\n", result_word(exit_code));
+  write_expectations_and_result(out, expectations, exit_code);
 
   }
 

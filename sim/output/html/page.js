@@ -99,7 +99,7 @@
       if (!ex.length) el(c, "p", "note", "none (a fault or a violation fails the run)");
       else table(c, ["", "key", "op", "expected", "actual", "at"], ex.map(function (e) {
         return [{text: e.ok ? "\u2714" : "\u2718", cls: e.ok ? "ok" : "bad"}, {text: e.key}, {text: e.op},
-                {text: String(e.expected)}, e.actual, {text: e.at || ""}];
+                {text: String(e.expected)}, e.actual_text !== undefined ? {text: e.actual_text} : e.actual, {text: e.at || ""}];
       }), "expect");
       var tr = Object.keys(run.d.truncated || {});
       if (tr.length) el(c, "p", "note", "lists shortened in this page: " + tr.map(function (k) {
