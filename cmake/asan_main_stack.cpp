@@ -7,15 +7,17 @@
 // part, with its guard page) instead of the real stack, and its tracer dies with SIGSEGV.
 // An exit handler, which runs before LeakSanitizer's own (registered earlier, at ASan's start-up),
 // registers the thread's real stack again. It does nothing unless it runs on that stack.
+// models::main_stack_resume() (models/unwind.h) calls it too, after each sc_start, so that a
+// throw on the main stack after a simulation is cleaned up by ASan.
 #include <pthread.h>
 #include <sanitizer/common_interface_defs.h>
 
 #include <cstdint>
 #include <cstdlib>
 
-namespace {
-
-void register_real_stack() {
+// Weak: object libraries bring one copy each into a program; any one of them serves.
+extern "C" __attribute__((weak)) void npusim_asan_register_main_stack();
+extern "C" __attribute__((weak)) void npusim_asan_register_main_stack() {
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
   void* base = nullptr;
@@ -32,8 +34,9 @@ void register_real_stack() {
   __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
 }
 
+namespace {
 struct Install {
-  Install() { std::atexit(register_real_stack); }
+  Install() { std::atexit(npusim_asan_register_main_stack); }
 } install;
 
 }  // namespace

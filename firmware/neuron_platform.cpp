@@ -1,4 +1,5 @@
 #include "firmware/neuron_platform.h"
+#include "models/unwind.h"
 
 #include <stdexcept>
 #include <string>
@@ -64,6 +65,7 @@ void NeuronPlatform::run(std::function<void(Firmware&)> program) {
 
 void simulate(NeuronPlatform& p) {
   sc_core::sc_start();
+  models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
   if (p.error()) std::rethrow_exception(p.error());
 }
 

@@ -7,9 +7,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
 
 namespace npusim::models {
 
@@ -64,21 +61,11 @@ Core* Core::current() {
   return it == core_registry().end() ? nullptr : it->second;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-__attribute__((noinline)) void forget_unwound_frames() {
-  // The dead frames' redzones stay poisoned and later calls into uninstrumented libraries
-  // (fmt, SystemC) on that stack are reported as overflows: forget the frames below.
-  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  const uintptr_t span = static_cast<uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
-  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
-}
-#else
-void forget_unwound_frames() {}
-#endif
 
 void Core::thread() {
   core_registry()[sc_core::sc_get_current_process_handle().get_process_object()] = this;
   if (!program_) return;
+  stack_.enter(cfg_.host_stack_bytes ? cfg_.host_stack_bytes : sc_core::SC_DEFAULT_STACK_SIZE);
   running_ = true;
   stats_.start = sc_core::sc_time_stamp();
   std::exception_ptr error;
@@ -237,7 +224,10 @@ void Core::compute(uint64_t cycles) {
 }
 
 void Core::sync() {
-  if (local_ > 0) sc_core::wait(sc_core::sc_time::from_value(local_));
+  if (local_ > 0) {
+    sc_core::wait(sc_core::sc_time::from_value(local_));
+    stack_.resume();
+  }
   local_ = 0;
   budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;
 }
@@ -247,6 +237,7 @@ void Core::wait_for(const sc_core::sc_event& e) {
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
   if (activity_) activity_(false, t0);
   sc_core::wait(e);
+  stack_.resume();
   stats_.wait_time += sc_core::sc_time_stamp() - t0;
   if (activity_) activity_(true, sc_core::sc_time_stamp());
   budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;
@@ -257,6 +248,7 @@ void Core::idle(const sc_core::sc_time& t) {
   if (t == sc_core::SC_ZERO_TIME) return;
   if (activity_) activity_(false, sc_core::sc_time_stamp());
   sc_core::wait(t);
+  stack_.resume();
   stats_.wait_time += t;
   if (activity_) activity_(true, sc_core::sc_time_stamp());
   budget_ = quantum_ - sc_core::sc_time_stamp().value() % quantum_;

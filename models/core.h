@@ -22,6 +22,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "models/unwind.h"
+
 namespace npusim::models {
 
 inline constexpr double DEFAULT_CORE_CLOCK_GHZ = 1.4;      // public Neuron docs: GPSIMD cores
@@ -198,6 +200,7 @@ class Core : public sc_core::sc_module {
   std::function<void(bool, const sc_core::sc_time&)> activity_;
   mutable CoreStats stats_;
   uint64_t memory_units_ = 0, compute_units_ = 0;
+  CoroutineStack stack_;  // this thread's stack, for AddressSanitizer (unwind.h)
   bool running_ = false, finished_ = false;
 };
 

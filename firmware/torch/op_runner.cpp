@@ -1,6 +1,7 @@
 // One op run (runtime.h run_op): the platform, the inputs loaded and the output read back
 // through core 0's port, every core's kernel program, and the result with its diagnostics.
 #include "firmware/torch/runtime_internal.h"
+#include "models/unwind.h"
 
 #include <neuron/neuron-utils.hpp>
 
@@ -200,6 +201,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
                                            s.to_seconds() * 1e9, e.to_seconds() * 1e9});
       });
   sc_core::sc_start();
+  models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
   res.transfers = std::move(transfers);
   if (r.error) {
     res.failed = true;

@@ -15,13 +15,17 @@
 #include "firmware/stop_request.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
+#include "models/unwind.h"
 #include "sim/output/version.h"
 
 namespace npusim::sim {
 
 uint64_t to_ps(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5); }
 
-void simulate() { sc_core::sc_start(); }
+void simulate() {
+  sc_core::sc_start();
+  models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
+}
 
 std::string result_word(int exit_code) {
   if (interrupted() && exit_code == stop_exit_code()) return fmt::format("INTERRUPTED ({})", stop_signal_name());

@@ -21,6 +21,7 @@
 #include "models/hbm.h"
 #include "models/memory_stats.h"
 #include "models/memory_system.h"
+#include "models/unwind.h"
 #include "sim/tools/heap_replay.h"
 
 namespace npusim::sim {
@@ -293,6 +294,7 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   TrafficGenerator gen("traffic", setup);
   gen.mem.bind(platform.bus());
   sc_core::sc_start();
+  models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
   progress.update(gen.completed, static_cast<double>(gen.last_done.value()) / 1e3);
   progress.finish();
   if (!gen.error.empty()) throw TrafficError(gen.error);

@@ -1,0 +1,50 @@
+#include "models/unwind.h"
+
+#include <systemc>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+// cmake/asan_main_stack.cpp, compiled into every target of the sanitizer build.
+extern "C" void npusim_asan_register_main_stack() __attribute__((weak));
+#endif
+
+namespace npusim::models {
+
+#if defined(__SANITIZE_ADDRESS__)
+void main_stack_resume() {
+  if (npusim_asan_register_main_stack) npusim_asan_register_main_stack();
+}
+
+__attribute__((noinline)) void CoroutineStack::enter(std::size_t size) {
+  top_ = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  size_ = size;
+  resume();
+}
+
+void CoroutineStack::resume() const {
+  if (top_ == 0) return;
+  // A "switch" to the stack we are on: ASan takes [top - size, top) as the current stack.
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, reinterpret_cast<const void*>(top_ - size_), size_);
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+}
+
+__attribute__((noinline)) void forget_unwound_frames() {
+  // The dead frames' redzones stay poisoned and later calls into uninstrumented libraries
+  // (fmt, SystemC) on that stack are reported as overflows: forget the frames below.
+  const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const std::uintptr_t span = static_cast<std::uintptr_t>(sc_core::SC_DEFAULT_STACK_SIZE) / 2;
+  __asan_unpoison_memory_region(reinterpret_cast<void*>(here - span), span);
+}
+#else
+void main_stack_resume() {}
+void CoroutineStack::enter(std::size_t) {}
+void CoroutineStack::resume() const {}
+void forget_unwound_frames() {}
+#endif
+
+}  // namespace npusim::models
