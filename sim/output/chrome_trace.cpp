@@ -1,3 +1,7 @@
+// ChromeTrace's file and events: the bounded buffer spilled to the file, close() and its
+// terminator, the size limit, and the slice/instant/counter events with nlohmann::json args.
+// The tracks and the filter are in chrome_trace_tracks.cpp, the TraceArg and label paths in
+// chrome_trace_fast.cpp, JSON escaping in json_escape.cpp.
 #include "sim/output/chrome_trace.h"
 #include "sim/output/live_files.h"
 
@@ -15,33 +19,6 @@ namespace npusim::sim {
 
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one.
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-  if (c >= 0xC2 && c <= 0xDF)
-    n = 2;
-  else if (c == 0xE0)
-    n = 3, lo = 0xA0;
-  else if (c >= 0xE1 && c <= 0xEF)
-    n = 3, hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
-  else if (c == 0xF0)
-    n = 4, lo = 0x90;
-  else if (c >= 0xF1 && c <= 0xF3)
-    n = 4;
-  else if (c == 0xF4)
-    n = 4, hi = 0x8F;
-  else
-    return 0;
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  return n;
-}
-
 void check_finite(double v, const char* what, std::string_view name) {
   if (!std::isfinite(v))
     throw std::invalid_argument(fmt::format("trace event '{}': {} is not finite", name, what));
@@ -54,55 +31,6 @@ void check_args(const nlohmann::json& args, std::string_view name) {
 }
 
 }  // namespace
-
-void append_json_escaped(fmt::memory_buffer& out, std::string_view s) {
-  size_t run = 0;  // start of the pending run of bytes that need no escaping
-  const auto emit_run = [&](size_t end) { out.append(s.data() + run, s.data() + end); };
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      if (const size_t n = utf8_length(s, i)) {
-        i += n;
-        continue;
-      }
-    }
-    emit_run(i);
-    switch (c) {
-      case '"':
-        out.append(std::string_view("\\\""));
-        break;
-      case '\\':
-        out.append(std::string_view("\\\\"));
-        break;
-      case '\n':
-        out.append(std::string_view("\\n"));
-        break;
-      case '\r':
-        out.append(std::string_view("\\r"));
-        break;
-      case '\t':
-        out.append(std::string_view("\\t"));
-        break;
-      case '\b':
-        out.append(std::string_view("\\b"));
-        break;
-      case '\f':
-        out.append(std::string_view("\\f"));
-        break;
-      default:
-        if (c < 0x20)
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        else
-          out.append(std::string_view("\\ufffd"));  // a byte that is not valid UTF-8
-    }
-    run = ++i;
-  }
-  emit_run(s.size());
-}
 
 ChromeTrace::ChromeTrace(const std::string& path) : path_(path) {
   file_ = std::fopen(path.c_str(), "wb");
@@ -207,45 +135,7 @@ void ChromeTrace::write_args(const nlohmann::json& args) {
   buf_.append(args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void ChromeTrace::check_track(int track, std::string_view name) const {
-  if (track < 0 || static_cast<size_t>(track) >= tracks_.size())
-    throw std::invalid_argument(fmt::format("trace event '{}': unknown track {}", name, track));
-}
-
-namespace {
-
-// `*` any run, `?` any one character.
-bool glob(std::string_view p, std::string_view s) {
-  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
-  while (si < s.size()) {
-    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
-      ++pi, ++si;
-    } else if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      mark = si;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      si = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
-
-}  // namespace
-
-void ChromeTrace::set_filter(std::vector<std::string> patterns) { filter_ = std::move(patterns); }
 void ChromeTrace::set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
-
-bool ChromeTrace::kept(const std::string& process, const std::string& thread) const {
-  if (filter_.empty()) return true;
-  const std::string both = process + "/" + thread;
-  for (const auto& p : filter_)
-    if (glob(p, process) || glob(p, thread) || glob(p, both)) return true;
-  return false;
-}
 
 bool ChromeTrace::admit() {
   if (truncated_) {
@@ -268,61 +158,6 @@ bool ChromeTrace::admit() {
                  pid, tid, max_bytes_);
   end_event();
   return false;
-}
-
-int ChromeTrace::process_id(const std::string& process, bool emit) {
-  int pid;
-  if (auto it = processes_.find(process); it != processes_.end()) {
-    pid = it->second;
-  } else {
-    pid = next_id_++;
-    processes_.emplace(process, pid);
-  }
-  if (!file_ || !emit || named_processes_.count(pid) || truncated_) return pid;
-  const int order = static_cast<int>(named_processes_.size());
-  named_processes_.insert(pid);
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_),
-                 R"("ph":"M","pid":{},"tid":0,"name":"process_name","args":{{"name":")", pid);
-  append_json_escaped(buf_, process);
-  buf_.append(std::string_view("\"}"));
-  end_event();
-  begin_event();
-  fmt::format_to(
-      std::back_inserter(buf_),
-      R"("ph":"M","pid":{},"tid":0,"name":"process_sort_index","args":{{"sort_index":{}}})", pid,
-      order);
-  end_event();
-  return pid;
-}
-
-int ChromeTrace::track(const std::string& process, const std::string& thread,
-                       std::optional<int> sort_index) {
-  const bool keep = kept(process, thread);
-  const int pid = process_id(process, keep);
-  const auto key = std::make_pair(pid, thread);
-  if (auto it = track_ids_.find(key); it != track_ids_.end()) return it->second;
-  const int id = static_cast<int>(tracks_.size());
-  const int tid = next_id_++;
-  const int order = sort_index.value_or(threads_in_process_[pid]);
-  ++threads_in_process_[pid];
-  tracks_.push_back({pid, tid, keep, fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":)", pid, tid),
-                     fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":)", pid, tid)});
-  track_ids_.emplace(key, id);
-  if (!file_ || !keep || truncated_) return id;
-  begin_event();
-  fmt::format_to(std::back_inserter(buf_),
-                 R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":")", pid, tid);
-  append_json_escaped(buf_, thread);
-  buf_.append(std::string_view("\"}"));
-  end_event();
-  begin_event();
-  fmt::format_to(
-      std::back_inserter(buf_),
-      R"("ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}})", pid,
-      tid, order);
-  end_event();
-  return id;
 }
 
 bool ChromeTrace::begin_slice(int track, std::string_view name, double ts_us, double dur_us) {
@@ -404,13 +239,9 @@ void ChromeTrace::counter(const std::string& process, std::string_view name, dou
   check_finite(ts_us, "timestamp", name);
   for (const auto& s : series) check_finite(s.second, "counter value", name);
   if (!file_) return;
-  if (!filter_.empty()) {
-    bool keep = false;
-    for (const auto& p : filter_) keep = keep || glob(p, process) || glob(p, name);
-    if (!keep) {
-      ++dropped_filter_;
-      return;
-    }
+  if (!kept_counter(process, name)) {
+    ++dropped_filter_;
+    return;
   }
   if (!admit()) return;
   const int pid = process_id(process);

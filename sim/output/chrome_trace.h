@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/output/json_escape.h"
 #include "sim/output/trace_arg.h"
 
 namespace npusim::sim {
@@ -109,7 +110,10 @@ class ChromeTrace {
     std::string instant_head;  // {"ph":"i","s":"t","pid":P,"tid":T,"ts":
   };
   int process_id(const std::string& process, bool emit = true);
+  // The metadata pair of a process (tid 0) or thread: its "<kind>_name" and "<kind>_sort_index".
+  void write_name(const char* kind, int pid, int tid, std::string_view name, int order);
   bool kept(const std::string& process, const std::string& thread) const;
+  bool kept_counter(const std::string& process, std::string_view name) const;
   // False (and the event counted as dropped) once the size limit is reached.
   bool admit();
   void begin_event();
@@ -142,9 +146,5 @@ class ChromeTrace {
   bool truncated_ = false;
   uint64_t dropped_limit_ = 0, dropped_filter_ = 0;
 };
-
-// Appends `s` to `out` as the inside of a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD.
-void append_json_escaped(fmt::memory_buffer& out, std::string_view s);
 
 }  // namespace npusim::sim

@@ -1,8 +1,8 @@
 // The Snitch-programs workload of the run pipeline (pipeline.h): every core of the
 // snitch-cluster platform runs the scenario's program (and its `cores:` steps) as its own
 // SystemC thread (alloc_v2 on the core, TCDM through the bank model, the DM core's DMA,
-// barriers); traps are recorded. The interpreter is in snitch_programs.cpp; metrics, report,
-// summary, trace and VCD in snitch_report.cpp.
+// barriers); traps are recorded. The phases are in snitch_programs.cpp, the interpreter each
+// core runs in snitch_exec.cpp; metrics, report, summary, trace and VCD in snitch_report.cpp.
 #pragma once
 
 #include <map>
