@@ -127,7 +127,8 @@ TEST_CASE("torch sockets: the 8-core platform is the generic builder's, every bi
     first_core = p.core(0).name();
     CHECK(p.core_count() == 8);
     CHECK(p.cores().size() == 8);
-    CHECK(p.topology().name == "neuron-gpsimd-cores");
+    CHECK(p.topology().name == "neuron-gpsimd");
+    CHECK(p.topology().components.size() == 6);  // the GPSIMD part only
   };
   auto r = tr::run_op(platform(), s);
   REQUIRE_FALSE(r.failed);
