@@ -45,8 +45,8 @@ void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
     t.host = v;
     return;
   }
-  std::vector<uint8_t> copy = v;  // the port takes a mutable buffer
-  bulk_move(t, true, copy.data());
+  // A write only reads the buffer (models::Core::write takes const data).
+  bulk_move(t, true, const_cast<uint8_t*>(v.data()));
 }
 // A library op (fill, element-wise op) on a simulated core is one library call from op_scope()
 // to the end of the returned scope (nested ops are part of the outer one); op_work charges its
