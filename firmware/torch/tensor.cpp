@@ -86,6 +86,7 @@ namespace torch {
 namespace detail {
 std::vector<uint8_t> bytes_of(const TensorImpl& t);
 void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v);
+void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes);
 std::shared_ptr<void> op_scope();
 void op_work(int64_t elems);
 std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call);
@@ -248,13 +249,9 @@ ScalarType Tensor::scalar_type() const { return impl_ ? impl_->dtype : kFloat; }
 
 Tensor& Tensor::fill_(const Scalar& v) const {
   const auto scope = detail::op_scope();
-  std::vector<uint8_t> b(impl_->nbytes());  // every element is written: element 0's bytes
-  if (impl_->numel > 0) {
-    put(b, impl_->dtype, 0, v.toDouble());
-    const size_t es = torch::element_size(impl_->dtype);
-    for (size_t off = es; off < b.size(); off += es) std::memcpy(b.data() + off, b.data(), es);
-  }
-  detail::set_bytes(*impl_, b);
+  std::vector<uint8_t> e(torch::element_size(impl_->dtype));  // every element has these bytes
+  put(e, impl_->dtype, 0, v.toDouble());
+  detail::fill_bytes(*impl_, e.data(), e.size());
   detail::op_work(0);
   return const_cast<Tensor&>(*this);
 }
