@@ -1,6 +1,7 @@
 #include "firmware/neuron_platform.h"
 #include "models/unwind.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +20,41 @@ NeuronPlatformConfig NeuronPlatformConfig::gpsimd() {
   c.memory.hbm.window_target = c.firmware.layout.hbm_scratch;
   c.firmware.local_stack_top = c.firmware.layout.data_scratch + c.firmware.layout.dataram_size;
   return c;
+}
+
+platforms::Topology NeuronPlatformConfig::description() const {
+  if (topology) return *topology;
+  platforms::NeuronGpsimdShape shape;
+  shape.gpsimd_cores = gpsimd_cores.cores;
+  shape.hbm = memory.hbm;
+  shape.window_base = firmware.layout.hbm_window;
+  shape.scratch_bytes = firmware.layout.hbm_scratch_size;
+  return platforms::neuron_gpsimd_topology(shape);
+}
+
+platforms::Topology NeuronPlatformConfig::management_topology() const {
+  return platforms::select_part(description(), platforms::kManagementPart);
+}
+
+platforms::Topology NeuronPlatformConfig::gpsimd_topology() const {
+  NeuronPlatformConfig builtin = *this;
+  builtin.topology.reset();
+  return platforms::select_part(builtin.description(), platforms::kGpsimdPart);
+}
+
+platforms::Parameters NeuronPlatformConfig::parameters() const {
+  platforms::NeuronGpsimdSections s;
+  s.memory = memory;
+  s.core = core;
+  s.dma = dma;
+  s.gpsimd_core = core;
+  s.gpsimd_core.host_stack_bytes = gpsimd_cores.host_stack_bytes;
+  s.gpsimd_dma = dma;
+  s.gpsimd_dma.channels = std::max(1u, gpsimd_cores.dma_engines / gpsimd_cores.cores);
+  s.gpsimd_dma.bytes_per_ns = gpsimd_cores.dma_gibps * 1.073741824;
+  s.fabric = memory.interconnect;
+  s.fabric.hop_latency_cycles = gpsimd_cores.fabric_hop_cycles;
+  return platforms::neuron_gpsimd_parameters(s);
 }
 
 namespace {
@@ -43,8 +79,7 @@ models::Hbm& first_hbm(const platforms::Platform& p) {
 }  // namespace
 
 NeuronPlatform::NeuronPlatform(sc_core::sc_module_name name, const NeuronPlatformConfig& cfg)
-    : platforms::Platform(name, cfg.topology,
-                          platforms::neuron_gpsimd_parameters(cfg.memory, cfg.core, cfg.dma)),
+    : platforms::Platform(name, cfg.management_topology(), cfg.parameters()),
       memory{first(interconnects(), "an interconnect"), first_sram(*this), first_hbm(*this)},
       core(first(cores(), "a core")),
       dma(first(dmas(), "a DMA engine")),

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include <systemc>
 
@@ -45,9 +46,22 @@ struct NeuronPlatformConfig {
   models::CoreConfig core;
   models::DmaConfig dma;
   FirmwareConfig firmware;
-  // What is built and how it is wired (the memories must include an SRAM and an HBM; the
-  // first core runs the firmware).
-  platforms::Topology topology = platforms::neuron_gpsimd_topology();
+  // A profile's own `topology:` (a custom platform such as neuron-dual-core; its memories must
+  // include an SRAM and an HBM, the first core runs the firmware). Empty: the built-in
+  // neuron-gpsimd description (platforms/neuron_gpsimd.h) with gpsimd_cores.cores cores.
+  std::optional<platforms::Topology> topology;
+
+  // The one description: `topology` if given, else the built-in one of this configuration.
+  platforms::Topology description() const;
+  // What each workload kind builds of it: the management part for Neuron steps
+  // (NeuronPlatform), the GPSIMD cores for torch ops (torchrt::GpsimdPlatform; always the
+  // built-in description, whose component names the torch runtime relies on).
+  platforms::Topology management_topology() const;
+  platforms::Topology gpsimd_topology() const;
+  // Every parameter section the description names (the GPSIMD cores' core, DMA and fabric
+  // sections derived from gpsimd_cores).
+  platforms::Parameters parameters() const;
+
   // The GPSIMD defaults (public Neuron documentation): 1.4 GHz core, 64 KiB local data RAM
   // with 3-cycle latency and 512-bit width.
   static NeuronPlatformConfig gpsimd();

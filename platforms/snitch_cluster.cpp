@@ -6,12 +6,12 @@ Topology snitch_cluster_topology(const SnitchPlatformConfig& cfg) {
   Topology t;
   t.name = "snitch-cluster";
   t.groups = {{"cluster", cfg.clusters}};
-  t.components = {{Kind::kInterconnect, "interconnect", "interconnect", 1, "", false},
-                  {Kind::kHbm, "l3", "l3", 1, "", false},
-                  {Kind::kTcdm, "tcdm{i}", "tcdm", cfg.clusters, "", false},
-                  {Kind::kCore, "c{g}_core{i}", "core", cfg.runtime.compute_cores, "cluster", false},
-                  {Kind::kCore, "c{g}_dm", "core", 1, "cluster", false},
-                  {Kind::kDma, "c{g}_dma", "dma", 1, "cluster", false}};
+  t.components = {{Kind::kInterconnect, "interconnect", "interconnect", 1, "", false, ""},
+                  {Kind::kHbm, "l3", "l3", 1, "", false, ""},
+                  {Kind::kTcdm, "tcdm{i}", "tcdm", cfg.clusters, "", false, ""},
+                  {Kind::kCore, "c{g}_core{i}", "core", cfg.runtime.compute_cores, "cluster", false, ""},
+                  {Kind::kCore, "c{g}_dm", "core", 1, "cluster", false, ""},
+                  {Kind::kDma, "c{g}_dma", "dma", 1, "cluster", false, ""}};
   t.bindings = {{"interconnect", "tcdm{i}"}, {"interconnect", "l3"}, {"c{g}_core{i}", "interconnect"},
                 {"c{g}_dm", "interconnect"}, {"c{g}_dma", "interconnect"}};
   Region tcdm{"interconnect", "tcdm{i}", "tcdm{i}", cfg.runtime.tcdm_start, cfg.runtime.tcdm_size,

@@ -32,6 +32,8 @@ struct Component {
   uint32_t count = 1;  // replicas per group instance
   std::string group;   // empty: not replicated with a group
   bool dma_inline = false;  // DMA only: blocking transfers run in the caller's thread
+  // The part of the description it belongs to (select_part); empty: every part.
+  std::string part;
 };
 
 // initiator -> target. Either side may be a pattern; the pairs are formed per instance of
@@ -61,6 +63,12 @@ struct Topology {
   std::vector<Binding> bindings;
   std::vector<Region> regions;
 };
+
+// The components of one part of a description (those of `part` and those of no part), with
+// the groups, bindings and regions among them, in their order: what one workload kind builds
+// of a platform whose parts are not used together (neuron-gpsimd: the management core for
+// Neuron steps, the GPSIMD cores for torch ops). A description without parts is returned whole.
+Topology select_part(const Topology& t, const std::string& part);
 
 // The name of a pattern for group instance g and replica i.
 std::string instance_name(const std::string& pattern, uint32_t g, uint32_t i);

@@ -4,6 +4,7 @@
 #include "firmware/torch/runtime_internal.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -45,8 +46,29 @@ void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
     t.host = v;
     return;
   }
-  std::vector<uint8_t> copy = v;  // the port takes a mutable buffer
-  bulk_move(t, true, copy.data());
+  // A write only reads the buffer (models::Core::write takes const data).
+  bulk_move(t, true, const_cast<uint8_t*>(v.data()));
+}
+// Every element of `t` set to the `elem_bytes` bytes at `elem`: the same port requests as
+// set_bytes of the whole tensor, each written from one chunk-sized pattern buffer.
+void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes) {
+  const size_t n = t.nbytes();
+  std::vector<uint8_t> pattern(t.hbm == 0 ? n : std::min(n, npusim::torchrt::kPortChunk));
+  for (size_t off = 0; off < pattern.size(); off += elem_bytes) std::memcpy(pattern.data() + off, elem, elem_bytes);
+  if (t.hbm == 0) {
+    t.host = std::move(pattern);
+    return;
+  }
+  static_assert(npusim::torchrt::kPortChunk % 8 == 0, "a chunk holds whole elements");
+  CoreCtx* c = current_ctx();
+  npusim::models::Core& port = bulk_port(c);
+  if (c) {
+    c->t.bulk_bytes += n;
+    Span s(*c, npusim::torchrt::kHbm);
+    npusim::torchrt::port_fill(port, t.hbm, pattern.data(), n);
+  } else {
+    npusim::torchrt::port_fill(port, t.hbm, pattern.data(), n);
+  }
 }
 // A library op (fill, element-wise op) on a simulated core is one library call from op_scope()
 // to the end of the returned scope (nested ops are part of the outer one); op_work charges its

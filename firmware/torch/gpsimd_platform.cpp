@@ -1,8 +1,7 @@
 // The GPSIMD cores of the torch ops (runtime.h GpsimdPlatform): the generic builder's platform
-// from platforms::gpsimd_topology, and each core's firmware.
+// from the GPSIMD part of the neuron-gpsimd description (fw::NeuronPlatformConfig::
+// gpsimd_topology, platforms/neuron_gpsimd.h), and each core's firmware.
 #include <fmt/format.h>
-
-#include <algorithm>
 
 #include "firmware/torch/runtime.h"
 
@@ -11,22 +10,6 @@ namespace npusim::torchrt {
 // --- the multi-core platform ---
 
 namespace {
-models::CoreConfig gpsimd_core_cfg(const fw::NeuronPlatformConfig& c) {
-  models::CoreConfig k = c.core;
-  k.host_stack_bytes = c.gpsimd_cores.host_stack_bytes;
-  return k;
-}
-models::DmaConfig gpsimd_dma_cfg(const fw::NeuronPlatformConfig& c) {
-  models::DmaConfig d = c.dma;
-  d.channels = std::max(1u, c.gpsimd_cores.dma_engines / c.gpsimd_cores.cores);
-  d.bytes_per_ns = c.gpsimd_cores.dma_gibps * 1.073741824;
-  return d;
-}
-models::InterconnectConfig fabric_cfg(const fw::NeuronPlatformConfig& c) {
-  models::InterconnectConfig i = c.memory.interconnect;
-  i.hop_latency_cycles = c.gpsimd_cores.fabric_hop_cycles;
-  return i;
-}
 fw::FirmwareConfig gpsimd_fw_cfg(size_t i, const fw::NeuronPlatformConfig& c) {
   fw::FirmwareConfig f = c.firmware;
   f.layout.hbm_scratch = c.memory.hbm.base + uint64_t{f.layout.hbm_scratch_size} * i;
@@ -35,12 +18,7 @@ fw::FirmwareConfig gpsimd_fw_cfg(size_t i, const fw::NeuronPlatformConfig& c) {
 }  // namespace
 
 GpsimdPlatform::GpsimdPlatform(sc_core::sc_module_name name, const fw::NeuronPlatformConfig& cfg)
-    : platforms::Platform(name,
-                          platforms::gpsimd_topology(cfg.gpsimd_cores.cores, cfg.memory.hbm,
-                                                     cfg.firmware.layout.hbm_window,
-                                                     cfg.firmware.layout.hbm_scratch_size),
-                          platforms::gpsimd_parameters(cfg.memory, gpsimd_core_cfg(cfg), gpsimd_dma_cfg(cfg),
-                                                       fabric_cfg(cfg))),
+    : platforms::Platform(name, cfg.gpsimd_topology(), cfg.parameters()),
       cfg_(cfg),
       hbm_(Platform::hbm("hbm")) {
   for (size_t i = 0; i < cfg.gpsimd_cores.cores; ++i) {

@@ -45,6 +45,10 @@ void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n) {
   }
 }
 
+void port_fill(models::Core& core, uint64_t a, const uint8_t* chunk, size_t n) {
+  for (size_t off = 0; off < n; off += kPortChunk) core.write(a + off, chunk, std::min(kPortChunk, n - off));
+}
+
 namespace {
 // The address of a local is the point: clang's -Wreturn-stack-address is off here.
 #if defined(__clang__)

@@ -160,10 +160,10 @@ struct CoreCtx {
   std::vector<CallRecord> calls;  // when recording
 };
 
-// The GPSIMD cores sharing one HBM, built by the generic builder from the neuron-gpsimd cores
-// description with the core count of `gpsimd.cores` (platforms::gpsimd_topology): each core
-// has its own interconnect in front of its dataram (TCM), its own DMA channels and its own
-// firmware; all reach HBM through one shared fabric interconnect. Core i's 32-bit HBM window
+// The GPSIMD cores sharing one HBM, built by the generic builder from the `gpsimd` part of
+// the neuron-gpsimd description (fw::NeuronPlatformConfig::gpsimd_topology, `gpsimd.cores`
+// cores): each core has its own interconnect in front of its dataram (TCM), its own DMA
+// channels and its own firmware; all reach HBM through one shared fabric interconnect. Core i's 32-bit HBM window
 // maps its own scratch slice (its heaps and stack). Every binding goes through
 // platforms::bind (the binding log; protocol checkers with NPUSIM_PROTOCOL_CHECKS).
 class GpsimdPlatform : public platforms::Platform {

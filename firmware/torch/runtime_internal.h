@@ -85,6 +85,9 @@ CoreCtx* current_ctx();
 // op after the run) the same path by debug transport.
 constexpr size_t kPortChunk = 4096;
 void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n);
+// port_move's writes of n bytes at `a`, every request's data from `chunk` (kPortChunk bytes,
+// or n if less): a fill without a buffer of the whole tensor.
+void port_fill(models::Core& core, uint64_t a, const uint8_t* chunk, size_t n);
 
 inline double now_ns(CoreCtx& c) { return c.core->now().to_seconds() * 1e9; }
 inline bool records(const CoreCtx& c) { return c.run->spec.record; }

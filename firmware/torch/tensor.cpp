@@ -86,6 +86,7 @@ namespace torch {
 namespace detail {
 std::vector<uint8_t> bytes_of(const TensorImpl& t);
 void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v);
+void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes);
 std::shared_ptr<void> op_scope();
 void op_work(int64_t elems);
 std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call);
@@ -248,9 +249,9 @@ ScalarType Tensor::scalar_type() const { return impl_ ? impl_->dtype : kFloat; }
 
 Tensor& Tensor::fill_(const Scalar& v) const {
   const auto scope = detail::op_scope();
-  std::vector<uint8_t> b(impl_->nbytes());  // every element is written
-  for (int64_t i = 0; i < impl_->numel; ++i) put(b, impl_->dtype, i, v.toDouble());
-  detail::set_bytes(*impl_, b);
+  std::vector<uint8_t> e(torch::element_size(impl_->dtype));  // every element has these bytes
+  put(e, impl_->dtype, 0, v.toDouble());
+  detail::fill_bytes(*impl_, e.data(), e.size());
   detail::op_work(0);
   return const_cast<Tensor&>(*this);
 }
@@ -453,23 +454,40 @@ torch::Tensor make_input(const std::vector<int64_t>& shape, torch::ScalarType dt
     }
     return d;
   };
+  // The pattern is read once; the element loop only computes values.
   const std::string kind = pattern.substr(0, pattern.find('('));
+  enum class K { kZeros, kOnes, kRange, kAlternating, kConstant, kLinspace, kRandom };
+  K k = K::kZeros;
+  double a0 = 0, a1 = 0;
   std::mt19937_64 rng;
-  if (kind == "random") rng.seed(static_cast<uint64_t>(arg(0)));
+  if (kind == "zeros") k = K::kZeros;
+  else if (kind == "ones") k = K::kOnes;
+  else if (kind == "range") k = K::kRange;
+  else if (kind == "alternating") k = K::kAlternating;
+  else if (kind == "constant") k = K::kConstant;
+  else if (kind == "linspace") k = K::kLinspace;
+  else if (kind == "random") k = K::kRandom;
+  else if (n > 0)
+    throw std::invalid_argument("unknown init pattern '" + pattern +
+                                "' (zeros, ones, range, alternating, constant(v), linspace(lo,hi), random(seed))");
+  if (n > 0 && (k == K::kConstant || k == K::kLinspace)) a0 = arg(0);
+  if (n > 1 && k == K::kLinspace) a1 = arg(1);
+  if (k == K::kRandom) rng.seed(static_cast<uint64_t>(arg(0)));
   for (int64_t i = 0; i < n; ++i) {
-    double v;
-    if (kind == "zeros") v = 0;
-    else if (kind == "ones") v = 1;
-    else if (kind == "range") v = static_cast<double>(i);
-    else if (kind == "alternating") v = (i % 2 ? -1.0 : 1.0) * static_cast<double>(i % 97) / 8.0;
-    else if (kind == "constant") v = arg(0);
-    else if (kind == "linspace") v = n > 1 ? arg(0) + (arg(1) - arg(0)) * static_cast<double>(i) / static_cast<double>(n - 1) : arg(0);
-    else if (kind == "random") {
-      // uniform in [-1, 1) from the top 24 bits: exactly representable in float
-      v = static_cast<double>(static_cast<int64_t>(rng() >> 40) - (1 << 23)) / (1 << 23);
-    } else {
-      throw std::invalid_argument("unknown init pattern '" + pattern +
-                                  "' (zeros, ones, range, alternating, constant(v), linspace(lo,hi), random(seed))");
+    double v = 0;
+    switch (k) {
+      case K::kZeros: v = 0; break;
+      case K::kOnes: v = 1; break;
+      case K::kRange: v = static_cast<double>(i); break;
+      case K::kAlternating: v = (i % 2 ? -1.0 : 1.0) * static_cast<double>(i % 97) / 8.0; break;
+      case K::kConstant: v = a0; break;
+      case K::kLinspace:
+        v = n > 1 ? a0 + (a1 - a0) * static_cast<double>(i) / static_cast<double>(n - 1) : a0;
+        break;
+      case K::kRandom:
+        // uniform in [-1, 1) from the top 24 bits: exactly representable in float
+        v = static_cast<double>(static_cast<int64_t>(rng() >> 40) - (1 << 23)) / (1 << 23);
+        break;
     }
     torch::put(t->host, dtype, i, v);
   }

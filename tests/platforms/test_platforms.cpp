@@ -75,7 +75,7 @@ TEST_CASE("platforms: snitch-cluster clusters are replicated groups, bound in th
 
 TEST_CASE("platforms: a topology naming a missing parameter section is refused, naming it") {
   platforms::Topology t;
-  t.components = {{platforms::Kind::kCore, "c", "no_such_section", 1, "", false}};
+  t.components = {{platforms::Kind::kCore, "c", "no_such_section", 1, "", false, ""}};
   CHECK_THROWS_WITH(platforms::Platform("bad", t, platforms::Parameters{}),
                     Catch::Contains("no_such_section") && Catch::Contains("'c'"));
 }
@@ -124,27 +124,63 @@ TEST_CASE("platforms: a scenario runs on the third platform through the run pipe
   CHECK(out.str().find("  core0            busy") != std::string::npos);
 }
 
-TEST_CASE("platforms: the GPSIMD cores are one description with a core count") {
-  const auto cfg = fw::NeuronPlatformConfig::gpsimd();
-  const uint64_t scratch = cfg.firmware.layout.hbm_scratch_size;
-  models::InterconnectConfig fabric = cfg.memory.interconnect;
-  fabric.hop_latency_cycles = 20;
-  const size_t before = platforms::binding_log().size();
-  platforms::Platform p("gpsimd", platforms::gpsimd_topology(3, cfg.memory.hbm, cfg.firmware.layout.hbm_window, scratch),
-                        platforms::gpsimd_parameters(cfg.memory, cfg.core, cfg.dma, fabric));
-  CHECK(platforms::binding_log().size() - before == 1 + 3 * 4);
-  REQUIRE(p.cores().size() == 3);
-  CHECK(std::string(p.cores()[2]->basename()) == "gpsimd2");
-  CHECK(p.dmas().size() == 3);
-  CHECK(p.interconnects().size() == 4);
-  CHECK(p.interconnect("hbm_ic").hop_latency() == p.interconnect("core0_ic").hop_latency() * 10);
-  // Core g's window maps its own scratch slice of HBM, through the fabric.
-  for (uint32_t g = 0; g < 3; ++g) {
-    const auto& regions = p.interconnect("core" + std::to_string(g) + "_ic").map().regions();
-    const auto w = std::find_if(regions.begin(), regions.end(), [](const auto& r) { return r.name == "hbm_window"; });
-    REQUIRE(w != regions.end());
-    CHECK(w->base == cfg.firmware.layout.hbm_window);
-    CHECK(w->target == 1);
-    CHECK(w->target_offset == cfg.memory.hbm.base + g * scratch);
+TEST_CASE("platforms: neuron-gpsimd is one description with a GPSIMD core count of 1 or 2 or 8") {
+  for (uint32_t n : {1u, 2u, 8u}) {
+    auto cfg = fw::NeuronPlatformConfig::gpsimd();
+    cfg.gpsimd_cores.cores = n;
+    cfg.gpsimd_cores.dma_engines = 2 * n;
+    const uint64_t scratch = cfg.firmware.layout.hbm_scratch_size;
+    // The whole description: the management part (5 components, one of them the shared HBM)
+    // and n GPSIMD groups of four components behind one fabric.
+    const auto all = cfg.description();
+    REQUIRE(all.groups.size() == 1);
+    CHECK(all.groups[0].count == n);
+    // The management part is the same at every core count.
+    const auto m = cfg.management_topology();
+    CHECK(m.components.size() == 5);
+    CHECK(m.bindings.size() == 4);
+    CHECK(m.regions.size() == 3);
+    // The GPSIMD part, built by the generic builder.
+    const size_t before = platforms::binding_log().size();
+    const std::string name = "g" + std::to_string(n);
+    platforms::Platform p(name.c_str(), cfg.gpsimd_topology(), cfg.parameters());
+    CHECK(platforms::binding_log().size() - before == 1 + n * 4);
+    REQUIRE(p.cores().size() == n);
+    CHECK(std::string(p.cores()[n - 1]->basename()) == "gpsimd" + std::to_string(n - 1));
+    CHECK(p.dmas().size() == n);
+    CHECK(p.dmas()[0]->config().channels == 2);  // dma_engines / cores
+    CHECK(p.interconnects().size() == n + 1);
+    CHECK(p.memories().size() == n + 1);  // n TCMs and the HBM
+    CHECK_THROWS_AS(p.core("mgmt_core"), std::out_of_range);
+    CHECK(p.interconnect("hbm_ic").hop_latency() == p.interconnect("core0_ic").hop_latency() * 10);
+    // Core g's window maps its own scratch slice of HBM, through the fabric (target 1).
+    for (uint32_t g = 0; g < n; ++g) {
+      const auto& regions = p.interconnect("core" + std::to_string(g) + "_ic").map().regions();
+      REQUIRE(regions.size() == 3);
+      const auto w = std::find_if(regions.begin(), regions.end(), [](const auto& r) { return r.name == "hbm_window"; });
+      REQUIRE(w != regions.end());
+      CHECK(w->base == cfg.firmware.layout.hbm_window);
+      CHECK(w->size == scratch);
+      CHECK(w->target == 1);
+      CHECK(w->target_offset == cfg.memory.hbm.base + g * scratch);
+      const auto h = std::find_if(regions.begin(), regions.end(), [](const auto& r) { return r.name == "hbm"; });
+      REQUIRE(h != regions.end());
+      CHECK(h->base == cfg.memory.hbm.base);
+      CHECK(h->size == cfg.memory.hbm.size());
+      CHECK(h->target == 1);
+    }
   }
+}
+
+TEST_CASE("platforms: a description without parts is one part and a profile topology replaces the built-in") {
+  platforms::Topology t;
+  t.components = {{platforms::Kind::kCore, "c", "core", 1, "", false, ""}};
+  CHECK(platforms::select_part(t, platforms::kGpsimdPart).components.size() == 1);
+  auto cfg = sim::load_platform(kDual, {});
+  REQUIRE(cfg.topology.has_value());
+  CHECK(cfg.management_topology().components.size() == 5);
+  CHECK(cfg.management_topology().name == "neuron-dual-core");
+  // Torch runs keep the built-in GPSIMD cores.
+  CHECK(cfg.gpsimd_topology().name == "neuron-gpsimd");
+  CHECK(cfg.gpsimd_topology().components.size() == 6);
 }

@@ -78,6 +78,14 @@ torch::Tensor axpy_ops(const torch::Tensor& a, const torch::Tensor& b, double al
   return out;
 }
 
+// Fills over several port chunks: out = full(a's sizes, -1.75) + a (10000 floats, 40000 bytes).
+torch::Tensor fill_ops(const torch::Tensor& a) {
+  torch::Tensor f = torch::full(a.sizes(), -1.75, torch::kFloat);
+  torch::Tensor out = torch::empty(a.sizes(), torch::kFloat);
+  torch::add_out(out, f, a);
+  return out;
+}
+
 // Reads a stream after closing it.
 torch::Tensor bad_read_after_close(const torch::Tensor& t_in) {
   auto in = t_in.read_stream_accessor<float>();
@@ -144,6 +152,7 @@ NEURON_LIBRARY(npusim_test_kernels, m) {
   m.def("bad_write_outside", &bad_same, "bad_write_outside");
   m.def("bad_overlap", &bad_same, "bad_overlap");
   m.def("axpy_ops", &axpy_shape, "axpy_ops");
+  m.def("fill_ops", &bad_same, "fill_ops");
   m.def("bad_no_result", &bad_same, "bad_no_result");
   m.def("bad_read_after_close", &bad_same, "bad_read_after_close");
   m.def("bad_incoherent", &bad_same, "bad_incoherent");

@@ -66,6 +66,19 @@ TEST_CASE("torch sockets: library ops move their operands through the core's por
   CHECK(r.hbm_bytes == 2000 + 800 + 400);
 }
 
+TEST_CASE("torch sockets: a fill over several port chunks writes every element, through the port") {
+  // fill_ops: f = full(-1.75) writes 40000 bytes (10 requests, the last one partial); add_out
+  // reads f and a and writes out: 4 x 40000 bytes by the kernel.
+  tr::OpSpec s;
+  s.op = "fill_ops";
+  s.tensors = {tr::make_input({10000}, torch::kFloat, "range")};
+  auto r = tr::run_op(platform(), s);
+  REQUIRE_FALSE(r.failed);
+  for (int64_t i = 0; i < 10000; ++i) REQUIRE(tr::element(r.output, i) == static_cast<double>(i) - 1.75);
+  REQUIRE(r.cores.size() == 1);
+  CHECK(r.cores[0].bulk_bytes == 4 * 40000);
+}
+
 TEST_CASE("torch sockets: inputs are loaded before the kernel and the output read after it, timed") {
   tr::OpSpec s;
   s.op = "relu_tcm";
@@ -127,7 +140,8 @@ TEST_CASE("torch sockets: the 8-core platform is the generic builder's, every bi
     first_core = p.core(0).name();
     CHECK(p.core_count() == 8);
     CHECK(p.cores().size() == 8);
-    CHECK(p.topology().name == "neuron-gpsimd-cores");
+    CHECK(p.topology().name == "neuron-gpsimd");
+    CHECK(p.topology().components.size() == 6);  // the GPSIMD part only
   };
   auto r = tr::run_op(platform(), s);
   REQUIRE_FALSE(r.failed);

@@ -22,29 +22,20 @@ const char* kHead = "platform: x\nextends: neuron-gpsimd\ntopology:\n";
 
 }  // namespace
 
-TEST_CASE("topology: the built-in neuron-gpsimd profile describes the C++ default topology") {
-  const auto a = sim::load_platform("neuron-gpsimd", {}).topology;
-  const auto b = platforms::neuron_gpsimd_topology();
-  CHECK(a.name == b.name);
-  REQUIRE(a.components.size() == b.components.size());
-  for (size_t i = 0; i < a.components.size(); ++i) {
-    CHECK(a.components[i].kind == b.components[i].kind);
-    CHECK(a.components[i].name == b.components[i].name);
-    CHECK(a.components[i].config == b.components[i].config);
-    CHECK(a.components[i].count == b.components[i].count);
-    CHECK(a.components[i].dma_inline == b.components[i].dma_inline);
-  }
-  REQUIRE(a.bindings.size() == b.bindings.size());
-  for (size_t i = 0; i < a.bindings.size(); ++i) {
-    CHECK(a.bindings[i].from == b.bindings[i].from);
-    CHECK(a.bindings[i].to == b.bindings[i].to);
-  }
-  REQUIRE(a.regions.size() == b.regions.size());
-  for (size_t i = 0; i < a.regions.size(); ++i) {
-    CHECK(a.regions[i].name == b.regions[i].name);
-    CHECK(a.regions[i].window == b.regions[i].window);
-    CHECK(a.regions[i].base == b.regions[i].base);
-  }
+TEST_CASE("topology: the built-in neuron-gpsimd profile is the one C++ description with gpsimd.cores") {
+  const auto a = sim::load_platform("neuron-gpsimd", {});
+  CHECK_FALSE(a.topology.has_value());  // no second copy of the description in the profile
+  CHECK(a.description().name == "neuron-gpsimd");
+  const auto two = sim::load_platform("neuron-gpsimd", {{"gpsimd.cores", "2", {}}});
+  const auto g = two.gpsimd_topology();
+  REQUIRE(g.groups.size() == 1);
+  CHECK(g.groups[0].count == 2);
+  // The management part does not change with the core count.
+  const auto m8 = a.management_topology(), m2 = two.management_topology();
+  REQUIRE(m8.components.size() == 5);
+  REQUIRE(m2.components.size() == 5);
+  for (size_t i = 0; i < m8.components.size(); ++i) CHECK(m8.components[i].name == m2.components[i].name);
+  CHECK(m8.groups.empty());
 }
 
 TEST_CASE("topology: the dual-core profile extends the built-in values and replaces the topology") {
@@ -52,16 +43,16 @@ TEST_CASE("topology: the dual-core profile extends the built-in values and repla
   const auto builtin = sim::load_platform("neuron-gpsimd", {});
   CHECK(c.memory.hbm.channels == builtin.memory.hbm.channels);
   CHECK(c.dma.setup_cycles == builtin.dma.setup_cycles);
-  REQUIRE(c.topology.components.size() == 5);
-  CHECK(c.topology.components[3].name == "core{i}");
-  CHECK(c.topology.components[3].count == 2);
+  REQUIRE(c.topology->components.size() == 5);
+  CHECK(c.topology->components[3].name == "core{i}");
+  CHECK(c.topology->components[3].count == 2);
 }
 
 TEST_CASE("topology: counts and addresses may name a profile key") {
   const auto p = write("keys", std::string(kHead) +
                                    "  components:\n"
                                    "    - {kind: core, name: \"c{i}\", count: dma.channels}\n");
-  CHECK(sim::load_platform(p, {{"dma.channels", "3", {}}}).topology.components[0].count == 3);
+  CHECK(sim::load_platform(p, {{"dma.channels", "3", {}}}).topology->components[0].count == 3);
 }
 
 TEST_CASE("topology: bad descriptions name the file, the line and the value") {
