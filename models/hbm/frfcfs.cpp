@@ -252,7 +252,11 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   const uint64_t start = c;
   bool recorded = false;
   for (;;) {
-    uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
+    // Every command of its direction lies at or before c - tCCD_S: none to check (a stream
+    // that appends to the unit's schedule).
+    uint64_t hit = shortcuts_ && u.dir_max[write] + ccd_s <= c + 1
+                       ? UINT64_MAX
+                       : same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
       c = hit + ccd_s;
       continue;
@@ -274,6 +278,7 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
         busy_lo = start, busy_hi = c;
       }
     }
+    if (shortcuts_ && g.col_end + ccd_l <= c + 1) return c;  // the group's all lie before
     hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
     if (hit != UINT64_MAX) {
       c = hit + ccd_l;
@@ -367,6 +372,10 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);
       g.act.set(act);
+      // The new ACT makes (act - tRRD_S, act + tRRD_S) full for every bank of the unit: if
+      // that touches the end of the busy interval, the interval grows (the next search of a
+      // saturated stream starts past it instead of finding it again).
+      if (shortcuts_) extend_busy(u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S);
       u.act_max = std::max(u.act_max, act);
       u.any_act = true;
       b.open_row = row;
@@ -375,6 +384,11 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     if (!u.rd.in_range(col)) ++overflows_;
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
+    g.col_end = std::max(g.col_end, col + 1);
+    if (shortcuts_) {  // as for the ACT: tCCD_S for its direction, the turnaround for the other
+      extend_busy(u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S);
+      extend_busy(u.col_busy_hi[!write], col, write ? rtw_ : wtr_, write ? wtr_ : rtw_);
+    }
     u.col_max = std::max(u.col_max, col);
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
     u.any_col = true;

@@ -77,6 +77,7 @@ class FrFcfsController final : public Controller {
   };
   struct Group {
     Timeline act, col;
+    uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
@@ -85,6 +86,11 @@ class FrFcfsController final : public Controller {
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
+  // A command granted at x forbids cycles (x - before, x + after) to another one: when those
+  // reach the end `hi` of a busy interval, it ends at x + after instead.
+  static void extend_busy(uint64_t& hi, uint64_t x, uint64_t before, uint64_t after) {
+    if (x + 1 <= hi + before && x + after > hi) hi = x + after;
+  }
   uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
     if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;
     u.ref_k = t / cfg_.tREFI;
