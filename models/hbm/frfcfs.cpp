@@ -108,6 +108,12 @@ uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   // Under saturation the ACT timeline is full for hundreds of cycles ahead: jump over the
   // part an earlier search found full.
   if (a >= u.busy_lo && a < u.busy_hi) a = u.busy_hi;
+  // After every ACT of the unit by tRRD_S and of the group by tRRD_L (a saturated stream's
+  // requests land at the end of the schedule): only the window of five that ends with it.
+  if (shortcuts_ && u.any_act && u.act_max + rrd_s <= a && g.act_end + rrd_l <= a + 1) {
+    if (faw != 0 && u.last_acts[0] != 0) a = std::max(a, u.last_acts[0] - 1 + faw);
+    return a;
+  }
   if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
@@ -376,6 +382,14 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       // that touches the end of the busy interval, the interval grows (the next search of a
       // saturated stream starts past it instead of finding it again).
       if (shortcuts_) extend_busy(u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S);
+      g.act_end = std::max(g.act_end, act + 1);
+      uint64_t* l = u.last_acts;  // one of the four latest: inserted in order, once
+      const uint64_t v = act + 1;
+      if (v > l[0] && v != l[1] && v != l[2] && v != l[3]) {
+        unsigned k = 0;
+        while (k < 3 && v > l[k + 1]) l[k] = l[k + 1], ++k;
+        l[k] = v;
+      }
       u.act_max = std::max(u.act_max, act);
       u.any_act = true;
       b.open_row = row;

@@ -69,6 +69,9 @@ class FrFcfsController final : public Controller {
     uint64_t busy_lo = 0, busy_hi = 0;
     // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
+    // The four latest ACT cycles granted, + 1, ascending (0: none yet): an ACT after every
+    // other one meets tFAW against these alone.
+    uint64_t last_acts[4] = {0, 0, 0, 0};
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
@@ -78,6 +81,7 @@ class FrFcfsController final : public Controller {
   struct Group {
     Timeline act, col;
     uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
+    uint64_t act_end = 0;  // and ACT
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
