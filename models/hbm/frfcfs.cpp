@@ -80,6 +80,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   for (auto& g : groups_) g.act = g.col = Timeline(bits);
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
+  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen;
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -313,14 +314,8 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     u.wait_head = h;
   }
   const uint64_t admit = t;
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
-    const uint64_t f = admit - std::min(admit, margin_);
-    u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
-    for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
-      Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
-      gi.act.advance(f), gi.col.advance(f);
-    }
-  }
+  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
+    advance_floor(u, unit, admit);
   u.last_admit = admit;
   last_admit_ = admit;
   // The bank queue: enter when the request bank_queue_depth places ahead has issued.
@@ -420,6 +415,16 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   }
 }
 
+// The unit's timelines forget what lies more than the margin before an admission at `admit`.
+void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
+  const uint64_t f = admit - std::min(admit, margin_);
+  u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
+  for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
+    Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
+    gi.act.advance(f), gi.col.advance(f);
+  }
+}
+
 // Adds a leave time to the transaction queue, in order. Door times never go back and a leave
 // time is after its door time, so the entries before wait_head are gone for good; leave times
 // mostly grow, so the insertion is near the end.
@@ -472,6 +477,14 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       }
       // A read finds the unit idle (no command pending) with writes waiting: drain them.
       if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
+    }
+    // A one-burst row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
+    uint64_t fast_done = 0;
+    if (fast_ && len <= bsz - (offset & (bsz - 1)) &&
+        hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
+      done = std::max(done, fast_done);
+      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
+      continue;
     }
     RowOutcome out = RowOutcome::kMiss;
     done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out, false));

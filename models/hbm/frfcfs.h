@@ -44,6 +44,13 @@ class FrFcfsController final : public Controller {
   // lie before the window. Off, every search walks from its start and checks every timeline:
   // the same results, slower (tests compare the two).
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
+  // A one-burst row hit to a unit with nothing waiting takes a short path with no search
+  // (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open pages.
+  // Off, every request takes the full path: the same results, slower (tests compare the two).
+  void set_fast_path(bool on) {
+    fast_ = on && cfg_.write_queue_depth == 0 && cfg_.page_policy == PagePolicy::kOpen;
+  }
+  uint64_t fast_hits() const { return fast_hits_; }  // bursts that took it
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -86,6 +93,8 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
+  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
+  void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   static void wait_insert(Unit& u, uint64_t t);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
@@ -122,6 +131,8 @@ class FrFcfsController final : public Controller {
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
   bool shortcuts_ = true;
+  bool fast_ = false;  // set_fast_path()
+  uint64_t fast_hits_ = 0;
 };
 
 }  // namespace npusim::models::hbm
