@@ -478,10 +478,9 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       // A read finds the unit idle (no command pending) with writes waiting: drain them.
       if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
     }
-    // A one-burst row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
+    // A row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
     uint64_t fast_done = 0;
-    if (fast_ && len <= bsz - (offset & (bsz - 1)) &&
-        hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
+    if (fast_ && hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
       done = std::max(done, fast_done);
       ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
       continue;

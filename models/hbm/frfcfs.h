@@ -44,8 +44,9 @@ class FrFcfsController final : public Controller {
   // lie before the window. Off, every search walks from its start and checks every timeline:
   // the same results, slower (tests compare the two).
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
-  // A one-burst row hit to a unit with nothing waiting takes a short path with no search
-  // (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open pages.
+  // A burst that hits the open row of a unit with nothing waiting takes a short path with no
+  // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
+  // pages.
   // Off, every request takes the full path: the same results, slower (tests compare the two).
   void set_fast_path(bool on) {
     fast_ = on && cfg_.write_queue_depth == 0 && cfg_.page_policy == PagePolicy::kOpen;

@@ -1,8 +1,9 @@
-// The reordering controller's fast path (models/hbm/frfcfs.h): a one-burst row hit to a unit
-// with nothing waiting, the common case of a core's loads and of an in-order stream's later
-// bursts. It takes the cycles burst() would take, with none of its searches: every condition
-// below is one under which burst() itself computes them without a search or a wait, and the
-// reservations are granted as burst() grants them. When a condition fails it does nothing and
+// The reordering controller's fast path (models/hbm/frfcfs.h): a burst that hits the open
+// row of a unit with nothing waiting, the common case of a core's loads and of a DMA
+// request's first burst on each unit. It takes the cycles burst() would take, with none of
+// its searches: every condition below is one under which burst() itself computes them
+// without a search or a wait, and the reservations are granted as burst() grants them (less
+// the busy-interval growth, a search shortcut). When a condition fails it does nothing and
 // the caller takes the full path. tests/models/test_hbm_fast_path.cpp holds the two equal.
 #include <algorithm>
 

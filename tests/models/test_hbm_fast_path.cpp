@@ -1,4 +1,4 @@
-// The reordering controller's fast path for one-burst row hits (models/hbm/frfcfs_hit.cpp)
+// The reordering controller's fast path for row hits (models/hbm/frfcfs_hit.cpp)
 // must change no result: on random request streams (a core's 4-byte loads at one outstanding,
 // a second initiator whose arrivals go back in time, bursts and multi-burst requests, reads
 // and writes, refresh edges), every completion, admission, row outcome and refresh count is
