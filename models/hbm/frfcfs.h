@@ -96,14 +96,21 @@ class FrFcfsController final : public Controller {
   void drain(Unit& u, uint64_t t, RowCounts& rows);
   bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
+  void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   static void wait_insert(Unit& u, uint64_t t);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
   // A command granted at x forbids cycles (x - before, x + after) to another one: when those
-  // reach the end `hi` of a busy interval, it ends at x + after instead.
-  static void extend_busy(uint64_t& hi, uint64_t x, uint64_t before, uint64_t after) {
-    if (x + 1 <= hi + before && x + after > hi) hi = x + after;
+  // reach the end `hi` of the busy interval [lo, hi), it ends at x + after instead; when they
+  // lie after it, they are the new interval (searches start later and later).
+  static void extend_busy(uint64_t& lo, uint64_t& hi, uint64_t x, uint64_t before,
+                          uint64_t after) {
+    if (x + 1 <= hi + before) {
+      if (x + after > hi) hi = x + after;
+    } else if (x + after > x + 1 - before) {
+      lo = x + 1 - before, hi = x + after;
+    }
   }
   uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
     if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;

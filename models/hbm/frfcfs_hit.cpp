@@ -2,9 +2,9 @@
 // row of a unit with nothing waiting, the common case of a core's loads and of a DMA
 // request's first burst on each unit. It takes the cycles burst() would take, with none of
 // its searches: every condition below is one under which burst() itself computes them
-// without a search or a wait, and the reservations are granted as burst() grants them (less
-// the busy-interval growth, a search shortcut). When a condition fails it does nothing and
-// the caller takes the full path. tests/models/test_hbm_fast_path.cpp holds the two equal.
+// without a search or a wait, and the reservations are granted as burst() grants them. When a
+// condition fails it does nothing and the caller takes the full path.
+// tests/models/test_hbm_fast_path.cpp holds the two equal.
 #include <algorithm>
 
 #include "models/hbm/frfcfs.h"
@@ -23,9 +23,18 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   if (u.wait_head != u.waiting.size()) return false;
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   if (slot > t) return false;
-  // Past every column command by the column search's own bound: it returns its start.
-  const uint64_t col = std::max(t, b.col_ok);
-  if (u.any_col && col < u.col_max + col_clear_) return false;
+  // Past every column command by the column search's own bound, or (with the shortcuts) after
+  // every one of its unit and group once in or past the busy interval: the search returns
+  // this cycle without reading a timeline and without recording anything.
+  uint64_t col = std::max(t, b.col_ok);
+  Group& g = groups_[bank >> bpg_bits_];
+  if (u.any_col && col < u.col_max + col_clear_) {
+    if (!shortcuts_) return false;
+    if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
+    if (u.dir_max[write] + cfg_.tCCD_S > col + 1 ||
+        u.dir_max[!write] + (write ? rtw_ : wtr_) > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
+      return false;
+  }
   const uint64_t end = col + to_data_[write] + cfg_.burst_cycles();
   const uint64_t refi = cfg_.tREFI;
   if (refi != 0) {
@@ -39,11 +48,11 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   if (((t - std::min(t, margin_)) >> 6) != (u.act.floor() >> 6)) advance_floor(u, unit, t);
   u.last_admit = t;
   last_admit_ = t;
-  Group& g = groups_[bank >> bpg_bits_];
   if (!u.rd.in_range(col)) ++overflows_;
   (write ? u.wr : u.rd).set(col);
   g.col.set(col);
   g.col_end = std::max(g.col_end, col + 1);
+  if (shortcuts_) extend_col_busy(u, col, write);
   u.col_max = std::max(u.col_max, col);
   u.dir_max[write] = std::max(u.dir_max[write], col + 1);
   u.any_col = true;
