@@ -376,7 +376,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       // The new ACT makes (act - tRRD_S, act + tRRD_S) full for every bank of the unit: if
       // that touches the end of the busy interval, the interval grows (the next search of a
       // saturated stream starts past it instead of finding it again).
-      if (shortcuts_) extend_busy(u.busy_lo, u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S);
+      if (shortcuts_) extend_busy(u.busy_lo, u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S, admit);
       g.act_end = std::max(g.act_end, act + 1);
       uint64_t* l = u.last_acts;  // one of the four latest: inserted in order, once
       const uint64_t v = act + 1;
@@ -415,9 +415,10 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 // As for an ACT: a column command makes tCCD_S full for its direction, the turnaround for
 // the other.
 void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
-  extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S);
+  extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
+              u.last_admit);
   extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
-              write ? wtr_ : rtw_);
+              write ? wtr_ : rtw_, u.last_admit);
 }
 
 // The unit's timelines forget what lies more than the margin before an admission at `admit`.

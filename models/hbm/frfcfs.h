@@ -103,12 +103,13 @@ class FrFcfsController final : public Controller {
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
   // A command granted at x forbids cycles (x - before, x + after) to another one: when those
   // reach the end `hi` of the busy interval [lo, hi), it ends at x + after instead; when they
-  // lie after it, they are the new interval (searches start later and later).
+  // lie after it and it ends before `stale` (where every search starts from now on), they
+  // are the new interval.
   static void extend_busy(uint64_t& lo, uint64_t& hi, uint64_t x, uint64_t before,
-                          uint64_t after) {
+                          uint64_t after, uint64_t stale) {
     if (x + 1 <= hi + before) {
       if (x + after > hi) hi = x + after;
-    } else if (x + after > x + 1 - before) {
+    } else if (hi <= stale && x + after > x + 1 - before) {
       lo = x + 1 - before, hi = x + after;
     }
   }
