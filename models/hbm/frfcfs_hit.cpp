@@ -28,7 +28,8 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   // this cycle without reading a timeline and without recording anything.
   uint64_t col = std::max(t, b.col_ok);
   Group& g = groups_[bank >> bpg_bits_];
-  if (u.any_col && col < u.col_max + col_clear_) {
+  const bool behind = u.any_col && col < u.col_max + col_clear_;
+  if (behind) {
     if (!shortcuts_) return false;
     if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
     if (u.dir_max[write] + cfg_.tCCD_S > col + 1 ||
@@ -52,7 +53,10 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   (write ? u.wr : u.rd).set(col);
   g.col.set(col);
   g.col_end = std::max(g.col_end, col + 1);
-  if (shortcuts_) extend_col_busy(u, col, write);
+  // The busy intervals grow as in burst() when the command lands right behind others (a
+  // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
+  // the next search it would save.
+  if (behind) extend_col_busy(u, col, write);
   u.col_max = std::max(u.col_max, col);
   u.dir_max[write] = std::max(u.dir_max[write], col + 1);
   u.any_col = true;
