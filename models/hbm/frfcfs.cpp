@@ -412,15 +412,6 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   }
 }
 
-// As for an ACT: a column command makes tCCD_S full for its direction, the turnaround for
-// the other.
-void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
-  extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
-              u.last_admit);
-  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
-              write ? wtr_ : rtw_, u.last_admit);
-}
-
 // The unit's timelines forget what lies more than the margin before an admission at `admit`.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   const uint64_t f = admit - std::min(admit, margin_);

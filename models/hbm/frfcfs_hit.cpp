@@ -11,6 +11,15 @@
 
 namespace npusim::models::hbm {
 
+// As for an ACT: a column command makes tCCD_S full for its direction, the turnaround for
+// the other.
+void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
+  extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
+              u.last_admit);
+  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
+              write ? wtr_ : rtw_, u.last_admit);
+}
+
 bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
                                 uint64_t& done) {
   const uint32_t unit = bank >> banks_bits_;
