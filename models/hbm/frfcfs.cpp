@@ -80,6 +80,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   for (auto& g : groups_) g.act = g.col = Timeline(bits);
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
+  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen;
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -108,6 +109,12 @@ uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   // Under saturation the ACT timeline is full for hundreds of cycles ahead: jump over the
   // part an earlier search found full.
   if (a >= u.busy_lo && a < u.busy_hi) a = u.busy_hi;
+  // After every ACT of the unit by tRRD_S and of the group by tRRD_L (a saturated stream's
+  // requests land at the end of the schedule): only the window of five that ends with it.
+  if (shortcuts_ && u.any_act && u.act_max + rrd_s <= a && g.act_end + rrd_l <= a + 1) {
+    if (faw != 0 && u.last_acts[0] != 0) a = std::max(a, u.last_acts[0] - 1 + faw);
+    return a;
+  }
   if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
@@ -252,7 +259,11 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   const uint64_t start = c;
   bool recorded = false;
   for (;;) {
-    uint64_t hit = same.last_in(lo_of(c, ccd_s), c + ccd_s);
+    // Every command of its direction lies at or before c - tCCD_S: none to check (a stream
+    // that appends to the unit's schedule).
+    uint64_t hit = shortcuts_ && u.dir_max[write] + ccd_s <= c + 1
+                       ? UINT64_MAX
+                       : same.last_in(lo_of(c, ccd_s), c + ccd_s);
     if (hit != UINT64_MAX) {
       c = hit + ccd_s;
       continue;
@@ -274,6 +285,7 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
         busy_lo = start, busy_hi = c;
       }
     }
+    if (shortcuts_ && g.col_end + ccd_l <= c + 1) return c;  // the group's all lie before
     hit = g.col.last_in(lo_of(c, ccd_l), c + ccd_l);
     if (hit != UINT64_MAX) {
       c = hit + ccd_l;
@@ -302,14 +314,8 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     u.wait_head = h;
   }
   const uint64_t admit = t;
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6)) {
-    const uint64_t f = admit - std::min(admit, margin_);
-    u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
-    for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
-      Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
-      gi.act.advance(f), gi.col.advance(f);
-    }
-  }
+  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
+    advance_floor(u, unit, admit);
   u.last_admit = admit;
   last_admit_ = admit;
   // The bank queue: enter when the request bank_queue_depth places ahead has issued.
@@ -367,6 +373,18 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);
       g.act.set(act);
+      // The new ACT makes (act - tRRD_S, act + tRRD_S) full for every bank of the unit: if
+      // that touches the end of the busy interval, the interval grows (the next search of a
+      // saturated stream starts past it instead of finding it again).
+      if (shortcuts_) extend_busy(u.busy_lo, u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S, admit);
+      g.act_end = std::max(g.act_end, act + 1);
+      uint64_t* l = u.last_acts;  // one of the four latest: inserted in order, once
+      const uint64_t v = act + 1;
+      if (v > l[0] && v != l[1] && v != l[2] && v != l[3]) {
+        unsigned k = 0;
+        while (k < 3 && v > l[k + 1]) l[k] = l[k + 1], ++k;
+        l[k] = v;
+      }
       u.act_max = std::max(u.act_max, act);
       u.any_act = true;
       b.open_row = row;
@@ -375,6 +393,8 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     if (!u.rd.in_range(col)) ++overflows_;
     (write ? u.wr : u.rd).set(col);
     g.col.set(col);
+    g.col_end = std::max(g.col_end, col + 1);
+    if (shortcuts_) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
     u.any_col = true;
@@ -389,6 +409,16 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     slot = col;
     if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
     return done;
+  }
+}
+
+// The unit's timelines forget what lies more than the margin before an admission at `admit`.
+void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
+  const uint64_t f = admit - std::min(admit, margin_);
+  u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
+  for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
+    Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
+    gi.act.advance(f), gi.col.advance(f);
   }
 }
 
@@ -444,6 +474,13 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       }
       // A read finds the unit idle (no command pending) with writes waiting: drain them.
       if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
+    }
+    // A row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
+    uint64_t fast_done = 0;
+    if (fast_ && hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
+      done = std::max(done, fast_done);
+      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
+      continue;
     }
     RowOutcome out = RowOutcome::kMiss;
     done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out, false));

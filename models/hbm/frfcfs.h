@@ -44,6 +44,14 @@ class FrFcfsController final : public Controller {
   // lie before the window. Off, every search walks from its start and checks every timeline:
   // the same results, slower (tests compare the two).
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
+  // A burst that hits the open row of a unit with nothing waiting takes a short path with no
+  // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
+  // pages.
+  // Off, every request takes the full path: the same results, slower (tests compare the two).
+  void set_fast_path(bool on) {
+    fast_ = on && cfg_.write_queue_depth == 0 && cfg_.page_policy == PagePolicy::kOpen;
+  }
+  uint64_t fast_hits() const { return fast_hits_; }  // bursts that took it
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -69,6 +77,9 @@ class FrFcfsController final : public Controller {
     uint64_t busy_lo = 0, busy_hi = 0;
     // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
+    // The four latest ACT cycles granted, + 1, ascending (0: none yet): an ACT after every
+    // other one meets tFAW against these alone.
+    uint64_t last_acts[4] = {0, 0, 0, 0};
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
@@ -77,14 +88,31 @@ class FrFcfsController final : public Controller {
   };
   struct Group {
     Timeline act, col;
+    uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
+    uint64_t act_end = 0;  // and ACT
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
+  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
+  void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
+  void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   static void wait_insert(Unit& u, uint64_t t);
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
+  // A command granted at x forbids cycles (x - before, x + after) to another one: when those
+  // reach the end `hi` of the busy interval [lo, hi), it ends at x + after instead; when they
+  // lie after it and it ends before `stale` (where every search starts from now on), they
+  // are the new interval.
+  static void extend_busy(uint64_t& lo, uint64_t& hi, uint64_t x, uint64_t before,
+                          uint64_t after, uint64_t stale) {
+    if (x + 1 <= hi + before) {
+      if (x + after > hi) hi = x + after;
+    } else if (hi <= stale && x + after > x + 1 - before) {
+      lo = x + 1 - before, hi = x + after;
+    }
+  }
   uint64_t refresh_window(Unit& u, uint64_t t) const {  // t / tREFI, cached per unit
     if (t >= u.ref_lo && t < u.ref_hi) return u.ref_k;
     u.ref_k = t / cfg_.tREFI;
@@ -112,6 +140,8 @@ class FrFcfsController final : public Controller {
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
   bool shortcuts_ = true;
+  bool fast_ = false;  // set_fast_path()
+  uint64_t fast_hits_ = 0;
 };
 
 }  // namespace npusim::models::hbm

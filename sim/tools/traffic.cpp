@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "models/fast_div.h"
 #include "models/hbm.h"
 #include "models/memory_stats.h"
 #include "models/memory_system.h"
@@ -107,6 +108,13 @@ class CompletionRing {
   size_t size_ = 0;
 };
 
+// The TLM quantum keeper, telling its next sync point (so the generator need not ask
+// need_sync(), which reads the simulation time, at every request).
+class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
+ public:
+  sc_core::sc_time::value_type next_sync_point() const { return m_next_sync_point.value(); }
+};
+
 // Drives the pattern from one SC_THREAD as a loosely-timed initiator with a quantum keeper.
 // Up to `outstanding` requests are in flight: request i is issued when a slot frees (the
 // earliest completion among the requests in flight), not before the rate allows, and not
@@ -144,9 +152,13 @@ class TrafficGenerator : public sc_core::sc_module {
   }
 
   uint64_t address(uint64_t i) {
-    const uint64_t slots = s_.span / s_.size;
+    const uint64_t slots = slots_;
     switch (s_.pattern.kind) {
-      case Pattern::kSeq: return s_.base + (i % slots) * s_.size;
+      case Pattern::kSeq: {  // (i % slots) * size, by a wrapping counter (i counts up by 1)
+        const uint64_t slot = seq_slot_;
+        if (++seq_slot_ == slots) seq_slot_ = 0;
+        return s_.base + slot * s_.size;
+      }
       case Pattern::kRandom: {
         // Uniform in [0, slots) by a multiply instead of a division.
         const auto r = static_cast<unsigned __int128>(next_random()) * slots;
@@ -154,7 +166,16 @@ class TrafficGenerator : public sc_core::sc_module {
       }
       case Pattern::kStride: {
         // Wraps inside the span; an access never runs past its end.
-        const uint64_t offset = (i * s_.pattern.stride) % s_.span;
+        // (i * stride) % span: by adding stride % span and wrapping, while i * stride fits
+        // in 64 bits (the formula wraps modulo 2^64 beyond that).
+        uint64_t offset;
+        if (i <= stride_exact_) {
+          offset = stride_offset_;
+          stride_offset_ += stride_step_;
+          if (stride_offset_ >= s_.span) stride_offset_ -= s_.span;
+        } else {
+          offset = (i * s_.pattern.stride) % s_.span;
+        }
         return s_.base + std::min(offset, s_.span - s_.size);
       }
     }
@@ -162,7 +183,7 @@ class TrafficGenerator : public sc_core::sc_module {
   }
 
   void run() {
-    tlm_utils::tlm_quantumkeeper qk;
+    QuantumKeeper qk;
     qk.set_global_quantum(sc_time(1, sc_core::SC_US));
     qk.reset();
     std::vector<uint8_t> data(s_.size);
@@ -178,25 +199,42 @@ class TrafficGenerator : public sc_core::sc_module {
     models::HbmAdmitExtension admit;
     if (s_.issue_width != 0) t.set_extension(&admit);
     x_ = s_.seed * 0x9E3779B97F4A7C15ull + 1;
-    sc_time prev_issue = sc_core::SC_ZERO_TIME;
+    slots_ = s_.span / s_.size;
+    seq_slot_ = stride_offset_ = 0;
+    if (s_.pattern.kind == Pattern::kStride) {
+      stride_step_ = s_.pattern.stride % s_.span;
+      stride_exact_ = UINT64_MAX / s_.pattern.stride;  // i * stride does not wrap up to here
+    }
+    // Times as SystemC time values (multiples of the resolution), in plain integers: only the
+    // delay handed to the target is an sc_time. `now` is the simulation time, which moves only
+    // at a sync of the quantum keeper.
+    uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+    uint64_t next_sync = static_cast<uint64_t>(qk.next_sync_point());
+    const models::DivideBy per_clk(clk);
+    uint64_t prev_issue = 0;
     uint64_t edge = 0;      // --issue-width: the clock edge of the previous request
     uint64_t on_edge = 0;   // and how many went out on it
+    auto finish = [&](uint64_t first, uint64_t last) {
+      first_issue = sc_time::from_value(first);
+      last_done = sc_time::from_value(last);
+    };
+    uint64_t first = 0, last = 0;
     for (uint64_t i = 0; i < s_.requests; ++i) {
       if ((i & 255) == 0) {  // every 256 requests: the progress line, and a stop on SIGINT/SIGTERM
         if (interrupted()) break;  // the requests so far are the measurement
-        s_.progress->update(i, static_cast<double>(prev_issue.value()) / 1e3);
+        s_.progress->update(i, static_cast<double>(prev_issue) / 1e3);
       }
-      sc_time issue = prev_issue;
+      uint64_t issue = prev_issue;
       if (s_.outstanding != 0 && in_flight.size() >= s_.outstanding)
-        issue = std::max(issue, sc_time::from_value(in_flight.pop() * clk));
+        issue = std::max(issue, in_flight.pop() * clk);
       if (s_.rate) {
         const double at_ps = static_cast<double>(i) / *s_.rate * clk_ps;
-        issue = std::max(issue, sc_time(at_ps, sc_core::SC_PS));
+        issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
       }
       if (s_.issue_width != 0) {
-        const uint64_t c = std::max(static_cast<uint64_t>(issue.value() + clk - 1) / clk,
+        const uint64_t c = std::max(per_clk.ceil(issue),
                                     on_edge >= s_.issue_width ? edge + 1 : edge);
-        issue = sc_time::from_value(c * clk);
+        issue = c * clk;
       }
       const bool read =
           s_.read_ratio >= 1.0 ||
@@ -207,40 +245,49 @@ class TrafficGenerator : public sc_core::sc_module {
       t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       t.set_dmi_allowed(false);  // a reused payload: the last target may have set the hint
       admit.arrival = admit.admit = 0;
-      sc_time delay = issue - sc_core::sc_time_stamp();
+      sc_time delay = sc_time::from_value(issue - now);
       mem->b_transport(t, delay);
       if (!t.is_response_ok()) {
         if (s_.issue_width != 0) t.clear_extension(&admit);
         error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
                             read ? "read" : "write", s_.size, addr, t.get_response_string());
+        finish(first, last);
         return;
       }
-      const sc_time done = sc_core::sc_time_stamp() + delay;
+      const uint64_t done = now + static_cast<uint64_t>(delay.value());
       // A full queue kept the request waiting: it went in `stall` cycles after it was offered,
       // and the next one is offered no earlier (head-of-line).
       const uint64_t stall = admit.admit - admit.arrival;
-      const sc_time accepted = issue + sc_time::from_value(stall * clk);
-      if (i == 0) first_issue = issue;
-      last_done = std::max(last_done, done);
+      const uint64_t accepted = issue + stall * clk;
+      if (i == 0) first = issue;
+      last = std::max(last, done);
       bytes += s_.size;
       ++completed;
-      const uint64_t lat = (done - accepted).value();
-      latency_cycles.record((lat + clk - 1) / clk);
-      if (s_.outstanding != 0) in_flight.push((done.value() + clk - 1) / clk);
+      latency_cycles.record(per_clk.ceil(done - accepted));
+      if (s_.outstanding != 0) in_flight.push(per_clk.ceil(done));
       prev_issue = accepted;
       if (s_.issue_width != 0) {
-        const uint64_t c = static_cast<uint64_t>(accepted.value()) / clk;
+        const uint64_t c = per_clk.floor(accepted);
         on_edge = c == edge ? on_edge + 1 : 1;
         edge = c;
       }
-      qk.set(accepted - sc_core::sc_time_stamp());
-      if (qk.need_sync()) qk.sync();
+      // The quantum keeper's set + need_sync, without reading the simulation time each time.
+      if (accepted >= next_sync) {
+        qk.set(sc_time::from_value(accepted - now));
+        qk.sync();
+        now = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+        next_sync = static_cast<uint64_t>(qk.next_sync_point());
+      }
     }
+    finish(first, last);
     if (s_.issue_width != 0) t.clear_extension(&admit);
   }
 
   Setup s_;
   uint64_t x_ = 1;
+  uint64_t slots_ = 1, seq_slot_ = 0;  // span / size; kSeq: i % slots
+  // kStride: (i * stride) % span for every i up to stride_exact_, the next one's offset.
+  uint64_t stride_offset_ = 0, stride_step_ = 0, stride_exact_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,83 @@
+// The reordering controller's fast path (models/hbm/frfcfs.h): a burst that hits the open
+// row of a unit with nothing waiting, the common case of a core's loads and of a DMA
+// request's first burst on each unit. It takes the cycles burst() would take, with none of
+// its searches: every condition below is one under which burst() itself computes them
+// without a search or a wait, and the reservations are granted as burst() grants them. When a
+// condition fails it does nothing and the caller takes the full path.
+// tests/models/test_hbm_fast_path.cpp holds the two equal.
+#include <algorithm>
+
+#include "models/hbm/frfcfs.h"
+
+namespace npusim::models::hbm {
+
+// As for an ACT: a column command makes tCCD_S full for its direction, the turnaround for
+// the other.
+void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
+  extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
+              u.last_admit);
+  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
+              write ? wtr_ : rtw_, u.last_admit);
+}
+
+bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                uint64_t& done) {
+  const uint32_t unit = bank >> banks_bits_;
+  Unit& u = units_[unit];
+  Bank& b = banks_[bank];
+  if (b.open_row != row) return false;  // (never true under the closed page policy)
+  // The transaction queue holds no one (no wait at the door), and the bank queue's entry a
+  // full queue ahead has issued.
+  const uint64_t t = std::max(arrival, u.last_admit);
+  if (u.wait_head != u.waiting.size()) return false;
+  uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
+  if (slot > t) return false;
+  // Past every column command by the column search's own bound, or (with the shortcuts) after
+  // every one of its unit and group once in or past the busy interval: the search returns
+  // this cycle without reading a timeline and without recording anything.
+  uint64_t col = std::max(t, b.col_ok);
+  Group& g = groups_[bank >> bpg_bits_];
+  const bool behind = u.any_col && col < u.col_max + col_clear_;
+  if (behind) {
+    if (!shortcuts_) return false;
+    if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
+    if (u.dir_max[write] + cfg_.tCCD_S > col + 1 ||
+        u.dir_max[!write] + (write ? rtw_ : wtr_) > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
+      return false;
+  }
+  const uint64_t end = col + to_data_[write] + cfg_.burst_cycles();
+  const uint64_t refi = cfg_.tREFI;
+  if (refi != 0) {
+    // Not in a refresh, the bank not refreshed since its last use, and the access (its column
+    // command to its last data) inside one refresh interval.
+    const uint64_t k = refresh_window(u, t);
+    if (k >= 1 && (t < k * refi + cfg_.tRFC || b.last_use < k * refi)) return false;
+    if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
+  }
+  // As burst(): the timelines' floor, the admission, the grant.
+  if (((t - std::min(t, margin_)) >> 6) != (u.act.floor() >> 6)) advance_floor(u, unit, t);
+  u.last_admit = t;
+  last_admit_ = t;
+  if (!u.rd.in_range(col)) ++overflows_;
+  (write ? u.wr : u.rd).set(col);
+  g.col.set(col);
+  g.col_end = std::max(g.col_end, col + 1);
+  // The busy intervals grow as in burst() when the command lands right behind others (a
+  // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
+  // the next search it would save.
+  if (behind) extend_col_busy(u, col, write);
+  u.col_max = std::max(u.col_max, col);
+  u.dir_max[write] = std::max(u.dir_max[write], col + 1);
+  u.any_col = true;
+  b.col_ok = col + cfg_.tCCD_L;
+  b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
+  b.last_use = std::max(b.last_use, end);
+  u.latest = std::max(u.latest, end);
+  slot = col;
+  if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+  done = end;
+  ++fast_hits_;
+  return true;
+}
+
+}  // namespace npusim::models::hbm

@@ -1,0 +1,131 @@
+// The reordering controller's fast path for row hits (models/hbm/frfcfs_hit.cpp)
+// must change no result: on random request streams (a core's 4-byte loads at one outstanding,
+// a second initiator whose arrivals go back in time, bursts and multi-burst requests, reads
+// and writes, refresh edges), every completion, admission, row outcome and refresh count is
+// the same with the fast path on and off, and the fast path is taken for many of the hits.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "models/hbm/frfcfs.h"
+#include "models/memory_config.h"
+
+using namespace npusim::models;
+
+namespace {
+
+struct Trace {
+  std::vector<uint64_t> done, admit;
+  RowCounts rows;
+  uint64_t refreshes = 0, fast = 0;
+};
+
+// Two initiators: a core walking an array in 4-byte loads (each issued when the last one
+// completes, now and then jumping elsewhere) and a DMA-like one with requests of 4 B to 2 KiB
+// at random gaps, on its own clock that runs behind or ahead of the core's, now and then to
+// another row of the core's bank just after the core (256 KiB apart: the row is the top
+// address field in both mappings below).
+Trace replay(const HbmConfig& cfg, bool fast, uint64_t seed, uint64_t n,
+             bool shortcuts = true) {
+  hbm::FrFcfsController c(cfg);
+  c.set_fast_path(fast);
+  c.set_search_shortcuts(shortcuts);
+  std::mt19937_64 rng(seed);
+  const uint64_t span = uint64_t{1} << 22;  // 4 MiB: rows are reused
+  const uint64_t sizes[] = {4, 4, 64, 64, 128, 256, 2048};
+  Trace t;
+  uint64_t core_at = 0, core_addr = 0, dma_at = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t r = rng();
+    uint64_t offset, len, arrival;
+    bool write;
+    if (r % 4 != 0) {  // the core
+      if (r % 97 == 1) core_addr = (rng() % span) & ~uint64_t{3};
+      offset = core_addr, len = 4, arrival = core_at, write = (r >> 8) % 5 == 0;
+      core_addr = (core_addr + 4) % span;
+    } else if (r % 16 == 4) {  // another row of the core's bank, right behind the core
+      offset = (core_addr + (uint64_t{256} << 10) * (1 + rng() % 3)) % span;
+      len = 64, arrival = core_at, write = (r >> 8) % 2 == 0;
+    } else {
+      dma_at += rng() % 40;
+      if ((r >> 8) % 50 == 0) dma_at = core_at > 200 ? core_at - 200 : 0;  // back in time
+      len = sizes[(r >> 16) % 7];
+      offset = (rng() % span) & ~(len - 1);
+      arrival = dma_at, write = (r >> 24) % 3 == 0;
+    }
+    const uint64_t done = c.schedule(offset, len, write, arrival, t.rows);
+    if (r % 4 != 0) core_at = done + (r >> 32) % 3;
+    t.done.push_back(done);
+    t.admit.push_back(c.last_admit());
+  }
+  t.refreshes = c.refreshes();
+  t.fast = c.fast_hits();
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][controller]") {
+  struct Case {
+    const char* name;
+    uint64_t tREFI;
+    unsigned pseudo_channels, queue_depth, bank_queue_depth;
+    bool ds3_mapping;
+  };
+  const Case cases[] = {
+      {"default", 3900, 1, 32, 8, false},
+      {"no refresh", 0, 1, 32, 8, false},
+      {"refresh every 400 cycles", 400, 1, 32, 8, false},
+      {"pseudo-channels, small queues", 3900, 2, 4, 1, false},
+      {"DRAMsim3 mapping", 3900, 1, 32, 8, true},
+      {"DRAMsim3 mapping, refresh every 300, bank queue 2", 300, 2, 8, 2, true},
+  };
+  for (const auto& k : cases) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      INFO(k.name << ", seed " << seed);
+      HbmConfig cfg;
+      cfg.tREFI = k.tREFI;
+      cfg.pseudo_channels = k.pseudo_channels;
+      cfg.queue_depth = k.queue_depth;
+      cfg.bank_queue_depth = k.bank_queue_depth;
+      if (k.ds3_mapping)
+        cfg.mapping = {AddrField::kRow, AddrField::kBankGroup, AddrField::kBank,
+                       AddrField::kChannel, AddrField::kColumn};
+      const Trace on = replay(cfg, true, seed, 40000);
+      // Off, and off with the search shortcuts off too (the fast path takes some of them).
+      for (const bool shortcuts : {true, false}) {
+        const Trace off = replay(cfg, false, seed, 40000, shortcuts);
+        INFO("shortcuts " << shortcuts);
+        REQUIRE(on.done.size() == off.done.size());
+        uint64_t differ = 0;
+        for (size_t i = 0; i < on.done.size(); ++i)
+          differ += on.done[i] != off.done[i] || on.admit[i] != off.admit[i];
+        CHECK(differ == 0);
+        for (unsigned r = 0; r < 3; ++r) CHECK(on.rows.n[r] == off.rows.n[r]);
+        CHECK(on.refreshes == off.refreshes);
+        CHECK(off.fast == 0);
+      }
+      // The comparison means something: thousands of hits took the fast path (40-55 % of
+      // them; 5 % with refresh every 300 cycles and a bank queue of 2).
+      CHECK(on.fast > 2000);
+    }
+  }
+}
+
+TEST_CASE("hbm controller: no fast path with a write buffer or closed pages", "[hbm][controller]") {
+  HbmConfig cfg;
+  cfg.write_queue_depth = 16;
+  hbm::FrFcfsController buffered(cfg);
+  cfg.write_queue_depth = 0;
+  cfg.page_policy = PagePolicy::kClosed;
+  hbm::FrFcfsController closed(cfg);
+  RowCounts rows;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    buffered.schedule(i * 4 % 4096, 4, false, i * 20, rows);
+    closed.schedule(i * 4 % 4096, 4, false, i * 20, rows);
+  }
+  CHECK(buffered.fast_hits() == 0);
+  CHECK(closed.fast_hits() == 0);
+}
