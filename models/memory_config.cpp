@@ -218,6 +218,8 @@ std::map<std::string, Field> field_table(MemoryConfig& c) {
       {"hbm.tRTW", uint_field(h.tRTW)},
       {"hbm.bank_queue_depth", uint_field(h.bank_queue_depth, k32)},
       {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
+      {"hbm.write_high_watermark", uint_field(h.write_high_watermark, k32)},
+      {"hbm.write_low_watermark", uint_field(h.write_low_watermark, k32)},
       {"hbm.scheduler",
        choice_field(ConfigKey::kChoice, {"frfcfs", "fcfs"},
                     [&h](const std::string& t) -> std::optional<std::string> {
@@ -338,6 +340,19 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
     s.fail("hbm.bank_queue_depth", std::to_string(c.bank_queue_depth), "must be in [1, 256]");
   if (c.write_queue_depth > 4096)
     s.fail("hbm.write_queue_depth", std::to_string(c.write_queue_depth), "must be in [0, 4096]");
+  {  // Write drain watermarks: low < high <= depth (high 0 = the depth).
+    const uint32_t high = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+    if (c.write_queue_depth == 0 && (c.write_high_watermark != 0 || c.write_low_watermark != 0))
+      s.fail(c.write_high_watermark != 0 ? "hbm.write_high_watermark" : "hbm.write_low_watermark",
+             std::to_string(std::max(c.write_high_watermark, c.write_low_watermark)),
+             "needs a write buffer (hbm.write_queue_depth > 0)");
+    else if (high > c.write_queue_depth)
+      s.fail("hbm.write_high_watermark", std::to_string(c.write_high_watermark),
+             fmt::format("must be <= hbm.write_queue_depth ({})", c.write_queue_depth));
+    else if (c.write_queue_depth != 0 && c.write_low_watermark >= high)
+      s.fail("hbm.write_low_watermark", std::to_string(c.write_low_watermark),
+             fmt::format("must be < the high watermark ({})", high));
+  }
   check_timing(s, "hbm.tWTR", c.tWTR, 0);
   check_timing(s, "hbm.tRTW", c.tRTW, 0);
   // tRTW below max(tCCD_S, tCL + BL/2 - tWL) is raised to it by the controller (a write's

@@ -111,6 +111,9 @@ struct HbmConfig {
   uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;  // the transaction queue of a unit
   uint32_t bank_queue_depth = DEFAULT_HBM_BANK_QUEUE_DEPTH;  // frfcfs: command queue per bank
   uint32_t write_queue_depth = 0;  // frfcfs: posted-write buffer per unit; 0 = none
+  // frfcfs write drain: starts when the buffer holds write_high_watermark writes (0 = the
+  // depth) and stops when write_low_watermark are left (0 = drain all).
+  uint32_t write_high_watermark = 0, write_low_watermark = 0;
   HbmScheduler scheduler = HbmScheduler::kFrFcfs;
   // Fields from most to least significant; the burst offset is always the lowest bits.
   std::vector<AddrField> mapping = {AddrField::kRow, AddrField::kBank, AddrField::kColumn,

@@ -80,6 +80,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   for (auto& g : groups_) g.act = g.col = Timeline(bits);
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
+  write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -408,14 +409,19 @@ void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   w[i] = t;
 }
 
-// Schedules the unit's buffered writes, oldest first, from cycle t on.
+// Schedules the unit's buffered writes, oldest first, from cycle t on, until the low
+// watermark's count is left (0: all of them).
 void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
-  for (const auto& p : u.writes) {
+  const size_t keep = cfg_.write_low_watermark;
+  if (u.writes.size() <= keep) return;
+  const size_t n = u.writes.size() - keep;
+  for (size_t i = 0; i < n; ++i) {
+    const PendingWrite& p = u.writes[i];
     RowOutcome out = RowOutcome::kMiss;
     burst(p.bank, p.row, true, t, out, true);
     ++rows.n[static_cast<unsigned>(out)];
   }
-  u.writes.clear();
+  u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
@@ -433,9 +439,9 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       Unit& u = units_[last_bank_ >> banks_bits_];
       const uint64_t t = std::max(arrival_cycles, u.last_admit);
       if (write) {
-        // Posted: the write is done for its initiator once in the buffer; a full buffer is
-        // drained (all of it) first.
-        if (u.writes.size() >= cfg_.write_queue_depth) drain(u, t, rows);
+        // Posted: the write is done for its initiator once in the buffer; a buffer at its
+        // high watermark is drained (down to the low watermark) first.
+        if (u.writes.size() >= write_high_) drain(u, t, rows);
         u.writes.push_back(PendingWrite{last_bank_, last_row_});
         u.last_admit = t;
         last_admit_ = t;

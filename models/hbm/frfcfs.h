@@ -6,8 +6,10 @@
 //   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
 //                      when its column command issues
 //   write buffer       write_queue_depth > 0: writes are posted (done a cycle after they
-//                      arrive) and scheduled together when the buffer is full, or when a
-//                      read finds the unit idle with more than 8 waiting (DRAMsim3's rules)
+//                      arrive) and scheduled together, oldest first, when the buffer reaches
+//                      write_high_watermark (0: the depth), or when a read finds the unit
+//                      idle with more than 8 waiting (DRAMsim3's rules), until
+//                      write_low_watermark are left (0: all)
 //   reservations       every ACT and column command already granted, on timelines
 //                      (models/hbm/timeline.h) per unit and per bank group
 //
@@ -111,6 +113,7 @@ class FrFcfsController final : public Controller {
   std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
+  size_t write_high_ = 0;  // the write drain starts at this many buffered writes
   bool shortcuts_ = true;
 };
 
