@@ -220,6 +220,17 @@ std::map<std::string, Field> field_table(MemoryConfig& c) {
       {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
       {"hbm.write_high_watermark", uint_field(h.write_high_watermark, k32)},
       {"hbm.write_low_watermark", uint_field(h.write_low_watermark, k32)},
+      {"hbm.row_hit_cap", uint_field(h.row_hit_cap, k32)},
+      {"hbm.tRFCpb", uint_field(h.tRFCpb)},
+      {"hbm.page_idle_cycles", uint_field(h.page_idle_cycles)},
+      {"hbm.refresh",
+       choice_field(ConfigKey::kChoice, {"all_bank", "per_bank"},
+                    [&h](const std::string& t) -> std::optional<std::string> {
+         if (t == "all_bank") h.refresh = HbmRefresh::kAllBank;
+         else if (t == "per_bank") h.refresh = HbmRefresh::kPerBank;
+         else return std::string("must be 'all_bank' or 'per_bank'");
+         return std::nullopt;
+       })},
       {"hbm.scheduler",
        choice_field(ConfigKey::kChoice, {"frfcfs", "fcfs"},
                     [&h](const std::string& t) -> std::optional<std::string> {
@@ -229,11 +240,12 @@ std::map<std::string, Field> field_table(MemoryConfig& c) {
          return std::nullopt;
        })},
       {"hbm.page_policy",
-       choice_field(ConfigKey::kChoice, {"open", "closed"},
+       choice_field(ConfigKey::kChoice, {"open", "closed", "adaptive"},
                     [&h](const std::string& t) -> std::optional<std::string> {
          if (t == "open") h.page_policy = PagePolicy::kOpen;
          else if (t == "closed") h.page_policy = PagePolicy::kClosed;
-         else return std::string("must be 'open' or 'closed'");
+         else if (t == "adaptive") h.page_policy = PagePolicy::kAdaptive;
+         else return std::string("must be 'open', 'closed' or 'adaptive'");
          return std::nullopt;
        })},
       {"hbm.fill", uint_field(h.fill, k32)},
@@ -353,6 +365,17 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
       s.fail("hbm.write_low_watermark", std::to_string(c.write_low_watermark),
              fmt::format("must be < the high watermark ({})", high));
   }
+  if (c.row_hit_cap > 64)
+    s.fail("hbm.row_hit_cap", std::to_string(c.row_hit_cap), "must be in [0, 64]");
+  check_timing(s, "hbm.tRFCpb", c.tRFCpb, 1);
+  if (c.refresh == HbmRefresh::kPerBank && c.tRFCpb > c.tRFC)
+    s.fail("hbm.tRFCpb", std::to_string(c.tRFCpb),
+           fmt::format("must be <= tRFC ({}): one bank refreshes no longer than all", c.tRFC));
+  if (c.refresh == HbmRefresh::kPerBank && c.scheduler != HbmScheduler::kFrFcfs)
+    s.fail("hbm.refresh", "per_bank", "per-bank refresh needs hbm.scheduler frfcfs");
+  check_timing(s, "hbm.page_idle_cycles", c.page_idle_cycles, 1);
+  if (c.page_policy == PagePolicy::kAdaptive && c.scheduler != HbmScheduler::kFrFcfs)
+    s.fail("hbm.page_policy", "adaptive", "the adaptive page policy needs hbm.scheduler frfcfs");
   check_timing(s, "hbm.tWTR", c.tWTR, 0);
   check_timing(s, "hbm.tRTW", c.tRTW, 0);
   // tRTW below max(tCCD_S, tCL + BL/2 - tWL) is raised to it by the controller (a write's

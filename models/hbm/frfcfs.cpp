@@ -81,6 +81,11 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
   write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+  per_bank_ = c.refresh == HbmRefresh::kPerBank && c.tREFI != 0;
+  if (per_bank_) {
+    phase_.resize(banks_.size());
+    for (size_t i = 0; i < banks_.size(); ++i) phase_[i] = (i % c.banks()) * c.tREFI / c.banks();
+  }
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -98,6 +103,11 @@ uint32_t FrFcfsController::row_of(uint64_t o) const {
 uint64_t FrFcfsController::refreshes() const {
   if (cfg_.tREFI == 0) return 0;
   uint64_t n = 0;
+  if (per_bank_) {  // one bank's refresh counts 1 / banks: the all-bank equivalent
+    for (size_t i = 0; i < banks_.size(); ++i)
+      n += bank_refresh_window(static_cast<uint32_t>(i), units_[i / cfg_.banks()].latest);
+    return n / cfg_.banks();
+  }
   for (const auto& u : units_) n += u.latest / cfg_.tREFI;
   return n;
 }
@@ -290,7 +300,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   Unit& u = units_[unit];
   Group& g = groups_[bank >> bpg_bits_];
   Bank& b = banks_[bank];
-  const uint64_t refi = cfg_.tREFI, rfc = cfg_.tRFC;
+  const uint64_t refi = cfg_.tREFI, rfc = per_bank_ ? cfg_.tRFCpb : cfg_.tRFC;
+  // Per-bank refresh: the bank's own refreshes, phase ph into each tREFI.
+  const uint64_t ph = per_bank_ ? phase_[bank] : 0;
+  auto window = [&](uint64_t x) {
+    return per_bank_ ? bank_refresh_window(bank, x) : refresh_window(u, x);
+  };
 
   // The transaction queue: wait at the door while it is full.
   uint64_t t = std::max(arrival, u.last_admit);
@@ -321,16 +336,27 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 
   for (;;) {
     if (refi != 0) {
-      const uint64_t k = refresh_window(u, t);  // the latest refresh started at or before t
+      const uint64_t k = window(t);  // the latest refresh started at or before t
       if (k >= 1) {
-        const uint64_t end = k * refi + rfc;
+        const uint64_t end = k * refi + ph + rfc;
         if (t < end) t = end;
-        if (b.last_use < k * refi) {  // refreshed since the bank was last used
+        if (b.last_use < k * refi + ph) {  // refreshed since the bank was last used
           b.open_row = kNoRow;
           b.act_ok = std::max(b.act_ok, end);
         }
       }
     }
+    if (cfg_.row_hit_cap != 0 && b.prev_row == row && b.open_row != row &&
+        b.prev_hits < cfg_.row_hit_cap) {
+      const uint64_t done = pass_hit(u, g, b, write, t);
+      if (done != 0) {
+        out = RowOutcome::kHit;
+        slot = done - to_data_[write] - cfg_.burst_cycles();  // its column command
+        if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+        return done;
+      }
+    }
+    if (cfg_.page_policy == PagePolicy::kAdaptive) close_idle(b, t);
     uint64_t act = 0, start, col;
     if (b.open_row == row) {
       out = RowOutcome::kHit;
@@ -352,18 +378,19 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();
     if (refi != 0) {
       // The access runs between two refreshes: from its first command to its last data.
-      const uint64_t kt = refresh_window(u, t), ks = refresh_window(u, start);
+      const uint64_t kt = window(t), ks = window(start);
       if (ks > kt) {
-        t = ks * refi + rfc;
+        t = ks * refi + ph + rfc;
         continue;
       }
-      const uint64_t next = (ks + 1) * refi;
+      const uint64_t next = (ks + 1) * refi + ph;
       if (done > next) {
         t = next + rfc;
         continue;
       }
     }
     // Grant: the reservations, then the bank.
+    if (cfg_.row_hit_cap != 0) note_row(b, out, start);
     if (out != RowOutcome::kHit) {
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);

@@ -54,6 +54,10 @@ class FrFcfsController final : public Controller {
     uint64_t last_use = 0;      // last cycle the bank was busy: a refresh after it closes the row
     uint32_t open_row = kNoRow;
     uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
+    // row_hit_cap: the row the last conflict closed (its hits may still pass), the column
+    // commands on it and on the open row, its next column and its precharge.
+    uint32_t prev_row = kNoRow, prev_hits = 0, hits = 0;
+    uint64_t prev_col_ok = 0, prev_pre = 0;
   };
   struct PendingWrite {
     uint32_t bank, row;
@@ -84,6 +88,17 @@ class FrFcfsController final : public Controller {
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
   static void wait_insert(Unit& u, uint64_t t);
+  // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
+  // served before that precharge if it fits; returns its completion, or 0.
+  uint64_t pass_hit(Unit& u, Group& g, Bank& b, bool write, uint64_t t);
+  static void note_row(Bank& b, RowOutcome out, uint64_t pre);
+  // page_policy adaptive: closes the bank's row if it has been idle page_idle_cycles at t.
+  void close_idle(Bank& b, uint64_t t) const;
+  // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.
+  uint64_t bank_refresh_window(uint32_t bank, uint64_t t) const {
+    const uint64_t p = phase_[bank];
+    return t < p ? 0 : (t - p) / cfg_.tREFI;
+  }
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
@@ -114,6 +129,8 @@ class FrFcfsController final : public Controller {
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
   size_t write_high_ = 0;  // the write drain starts at this many buffered writes
+  bool per_bank_ = false;  // hbm.refresh per_bank
+  std::vector<uint64_t> phase_;  // per-bank refresh: each bank's offset into tREFI
   bool shortcuts_ = true;
 };
 
