@@ -81,6 +81,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
   write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+  if (c.row_hit_cap != 0) history_.resize(banks_.size());
   per_bank_ = c.refresh == HbmRefresh::kPerBank && c.tREFI != 0;
   if (per_bank_) {
     phase_.resize(banks_.size());
@@ -346,9 +347,9 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
         }
       }
     }
-    if (cfg_.row_hit_cap != 0 && b.prev_row == row && b.open_row != row &&
-        b.prev_hits < cfg_.row_hit_cap) {
-      const uint64_t done = pass_hit(u, g, b, write, t);
+    if (cfg_.row_hit_cap != 0 && history_[bank].prev_row == row && b.open_row != row &&
+        history_[bank].prev_hits < cfg_.row_hit_cap) {
+      const uint64_t done = pass_hit(u, g, b, history_[bank], write, t);
       if (done != 0) {
         out = RowOutcome::kHit;
         slot = done - to_data_[write] - cfg_.burst_cycles();  // its column command
@@ -390,7 +391,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       }
     }
     // Grant: the reservations, then the bank.
-    if (cfg_.row_hit_cap != 0) note_row(b, out, start);
+    if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
     if (out != RowOutcome::kHit) {
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);

@@ -54,8 +54,11 @@ class FrFcfsController final : public Controller {
     uint64_t last_use = 0;      // last cycle the bank was busy: a refresh after it closes the row
     uint32_t open_row = kNoRow;
     uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
-    // row_hit_cap: the row the last conflict closed (its hits may still pass), the column
-    // commands on it and on the open row, its next column and its precharge.
+  };
+  // row_hit_cap, per bank (apart from Bank, which the hot path reads): the row the last
+  // conflict closed (its hits may still pass), the column commands on it and on the open
+  // row, its next column and its precharge.
+  struct RowHistory {
     uint32_t prev_row = kNoRow, prev_hits = 0, hits = 0;
     uint64_t prev_col_ok = 0, prev_pre = 0;
   };
@@ -90,8 +93,8 @@ class FrFcfsController final : public Controller {
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.
-  uint64_t pass_hit(Unit& u, Group& g, Bank& b, bool write, uint64_t t);
-  static void note_row(Bank& b, RowOutcome out, uint64_t pre);
+  uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);
+  static void note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre);
   // page_policy adaptive: closes the bank's row if it has been idle page_idle_cycles at t.
   void close_idle(Bank& b, uint64_t t) const;
   // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.
@@ -131,6 +134,7 @@ class FrFcfsController final : public Controller {
   size_t write_high_ = 0;  // the write drain starts at this many buffered writes
   bool per_bank_ = false;  // hbm.refresh per_bank
   std::vector<uint64_t> phase_;  // per-bank refresh: each bank's offset into tREFI
+  std::vector<RowHistory> history_;  // row_hit_cap != 0: one per bank
   bool shortcuts_ = true;
 };
 

@@ -15,35 +15,36 @@ namespace npusim::models::hbm {
 
 // Called at each grant while row_hit_cap is on, before the bank's state changes: `pre` is the
 // precharge of a conflict (its first command).
-void FrFcfsController::note_row(Bank& b, RowOutcome out, uint64_t pre) {
+void FrFcfsController::note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre) {
   if (out == RowOutcome::kHit) {
-    ++b.hits;
+    ++h.hits;
     return;
   }
   if (out == RowOutcome::kConflict) {
-    b.prev_row = b.open_row;
-    b.prev_hits = b.hits;
-    b.prev_col_ok = b.col_ok;
-    b.prev_pre = pre;
+    h.prev_row = b.open_row;
+    h.prev_hits = h.hits;
+    h.prev_col_ok = b.col_ok;
+    h.prev_pre = pre;
   } else {
-    b.prev_row = kNoRow;
+    h.prev_row = kNoRow;
   }
-  b.hits = 1;  // the column command that opens the new row
+  h.hits = 1;  // the column command that opens the new row
 }
 
-uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, bool write, uint64_t t) {
-  const uint64_t c0 = std::max(t, b.prev_col_ok);
-  if (c0 + recovery_[write] > b.prev_pre) return 0;
+uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write,
+                                    uint64_t t) {
+  const uint64_t c0 = std::max(t, h.prev_col_ok);
+  if (c0 + recovery_[write] > h.prev_pre) return 0;
   const uint64_t col = find_col(u, g, c0, write);
-  if (col + recovery_[write] > b.prev_pre) return 0;
+  if (col + recovery_[write] > h.prev_pre) return 0;
   if (!u.rd.in_range(col)) ++overflows_;
   (write ? u.wr : u.rd).set(col);
   g.col.set(col);
   u.col_max = std::max(u.col_max, col);
   u.dir_max[write] = std::max(u.dir_max[write], col + 1);
   u.any_col = true;
-  b.prev_col_ok = col + cfg_.tCCD_L;
-  ++b.prev_hits;
+  h.prev_col_ok = col + cfg_.tCCD_L;
+  ++h.prev_hits;
   const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();
   b.last_use = std::max(b.last_use, done);
   u.latest = std::max(u.latest, done);
