@@ -50,6 +50,7 @@ inline constexpr uint64_t DEFAULT_HBM_TRP = 14;
 inline constexpr uint64_t DEFAULT_HBM_TRAS = 34;
 inline constexpr uint64_t DEFAULT_HBM_TFAW = 30;
 inline constexpr uint64_t DEFAULT_HBM_TRFC = 260;
+inline constexpr uint64_t DEFAULT_HBM_TRFCPB = 90;  // an assumption (docs/assumptions.md)
 inline constexpr uint64_t DEFAULT_HBM_TREFI = 3900;
 inline constexpr uint64_t DEFAULT_HBM_TCCD_S = 2;  // assumption: = burst time (BL4, DDR)
 inline constexpr uint64_t DEFAULT_HBM_TCCD_L = 4;  // assumption
@@ -85,10 +86,14 @@ inline constexpr const char* DEFAULT_DATARAM_MISALIGNED = "allow";
 inline constexpr double DEFAULT_BUS_CLOCK_NS = 1.0;
 inline constexpr uint64_t DEFAULT_BUS_HOP_LATENCY = 2;  // assumption
 
-enum class PagePolicy { kOpen, kClosed };
+enum class PagePolicy { kOpen, kClosed, kAdaptive };  // adaptive: frfcfs only
 enum class HbmScheduler { kFrFcfs, kFcfs };  // models/hbm/controller.h
 
 // One field of an HBM device address, from least to most significant bit above the burst.
+// all_bank: every bank of every unit at k * tREFI for tRFC. per_bank: bank j of a unit (of
+// B) at k * tREFI + j * tREFI / B for tRFCpb, the others stay available.
+enum class HbmRefresh { kAllBank, kPerBank };
+
 enum class AddrField { kChannel, kPseudoChannel, kBankGroup, kBank, kColumn, kRow };
 
 struct HbmConfig {
@@ -111,6 +116,15 @@ struct HbmConfig {
   uint32_t queue_depth = DEFAULT_HBM_QUEUE_DEPTH;  // the transaction queue of a unit
   uint32_t bank_queue_depth = DEFAULT_HBM_BANK_QUEUE_DEPTH;  // frfcfs: command queue per bank
   uint32_t write_queue_depth = 0;  // frfcfs: posted-write buffer per unit; 0 = none
+  // frfcfs write drain: starts when the buffer holds write_high_watermark writes (0 = the
+  // depth) and stops when write_low_watermark are left (0 = drain all).
+  uint32_t write_high_watermark = 0, write_low_watermark = 0;
+  // frfcfs: a row hit may pass an older request of its bank (in the time before that one's
+  // precharge) while the row has served fewer than row_hit_cap column commands; 0 = never.
+  uint32_t row_hit_cap = 0;
+  HbmRefresh refresh = HbmRefresh::kAllBank;  // per_bank: frfcfs only
+  uint64_t tRFCpb = DEFAULT_HBM_TRFCPB;         // per-bank refresh: one bank busy this long
+  uint64_t page_idle_cycles = 64;  // page_policy adaptive: a row idle this long is closed
   HbmScheduler scheduler = HbmScheduler::kFrFcfs;
   // Fields from most to least significant; the burst offset is always the lowest bits.
   std::vector<AddrField> mapping = {AddrField::kRow, AddrField::kBank, AddrField::kColumn,

@@ -129,6 +129,19 @@ void add_hbm_fields(HbmConfig& h, FieldTable& t) {
       {"hbm.tRTW", uint_field(h.tRTW)},
       {"hbm.bank_queue_depth", uint_field(h.bank_queue_depth, k32)},
       {"hbm.write_queue_depth", uint_field(h.write_queue_depth, k32)},
+      {"hbm.write_high_watermark", uint_field(h.write_high_watermark, k32)},
+      {"hbm.write_low_watermark", uint_field(h.write_low_watermark, k32)},
+      {"hbm.row_hit_cap", uint_field(h.row_hit_cap, k32)},
+      {"hbm.tRFCpb", uint_field(h.tRFCpb)},
+      {"hbm.page_idle_cycles", uint_field(h.page_idle_cycles)},
+      {"hbm.refresh",
+       choice_field(ConfigKey::kChoice, {"all_bank", "per_bank"},
+                    [&h](const std::string& t) -> std::optional<std::string> {
+         if (t == "all_bank") h.refresh = HbmRefresh::kAllBank;
+         else if (t == "per_bank") h.refresh = HbmRefresh::kPerBank;
+         else return std::string("must be 'all_bank' or 'per_bank'");
+         return std::nullopt;
+       })},
       {"hbm.scheduler",
        choice_field(ConfigKey::kChoice, {"frfcfs", "fcfs"},
                     [&h](const std::string& t) -> std::optional<std::string> {
@@ -138,11 +151,12 @@ void add_hbm_fields(HbmConfig& h, FieldTable& t) {
          return std::nullopt;
        })},
       {"hbm.page_policy",
-       choice_field(ConfigKey::kChoice, {"open", "closed"},
+       choice_field(ConfigKey::kChoice, {"open", "closed", "adaptive"},
                     [&h](const std::string& t) -> std::optional<std::string> {
          if (t == "open") h.page_policy = PagePolicy::kOpen;
          else if (t == "closed") h.page_policy = PagePolicy::kClosed;
-         else return std::string("must be 'open' or 'closed'");
+         else if (t == "adaptive") h.page_policy = PagePolicy::kAdaptive;
+         else return std::string("must be 'open', 'closed' or 'adaptive'");
          return std::nullopt;
        })},
       {"hbm.fill", uint_field(h.fill, k32)},
@@ -212,6 +226,30 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
     s.fail("hbm.bank_queue_depth", std::to_string(c.bank_queue_depth), "must be in [1, 256]");
   if (c.write_queue_depth > 4096)
     s.fail("hbm.write_queue_depth", std::to_string(c.write_queue_depth), "must be in [0, 4096]");
+  {  // Write drain watermarks: low < high <= depth (high 0 = the depth).
+    const uint32_t high = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+    if (c.write_queue_depth == 0 && (c.write_high_watermark != 0 || c.write_low_watermark != 0))
+      s.fail(c.write_high_watermark != 0 ? "hbm.write_high_watermark" : "hbm.write_low_watermark",
+             std::to_string(std::max(c.write_high_watermark, c.write_low_watermark)),
+             "needs a write buffer (hbm.write_queue_depth > 0)");
+    else if (high > c.write_queue_depth)
+      s.fail("hbm.write_high_watermark", std::to_string(c.write_high_watermark),
+             fmt::format("must be <= hbm.write_queue_depth ({})", c.write_queue_depth));
+    else if (c.write_queue_depth != 0 && c.write_low_watermark >= high)
+      s.fail("hbm.write_low_watermark", std::to_string(c.write_low_watermark),
+             fmt::format("must be < the high watermark ({})", high));
+  }
+  if (c.row_hit_cap > 64)
+    s.fail("hbm.row_hit_cap", std::to_string(c.row_hit_cap), "must be in [0, 64]");
+  check_timing(s, "hbm.tRFCpb", c.tRFCpb, 1);
+  if (c.refresh == HbmRefresh::kPerBank && c.tRFCpb > c.tRFC)
+    s.fail("hbm.tRFCpb", std::to_string(c.tRFCpb),
+           fmt::format("must be <= tRFC ({}): one bank refreshes no longer than all", c.tRFC));
+  if (c.refresh == HbmRefresh::kPerBank && c.scheduler != HbmScheduler::kFrFcfs)
+    s.fail("hbm.refresh", "per_bank", "per-bank refresh needs hbm.scheduler frfcfs");
+  check_timing(s, "hbm.page_idle_cycles", c.page_idle_cycles, 1);
+  if (c.page_policy == PagePolicy::kAdaptive && c.scheduler != HbmScheduler::kFrFcfs)
+    s.fail("hbm.page_policy", "adaptive", "the adaptive page policy needs hbm.scheduler frfcfs");
   check_timing(s, "hbm.tWTR", c.tWTR, 0);
   check_timing(s, "hbm.tRTW", c.tRTW, 0);
   // tRTW below max(tCCD_S, tCL + BL/2 - tWL) is raised to it by the controller (a write's

@@ -80,7 +80,16 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   for (auto& g : groups_) g.act = g.col = Timeline(bits);
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
-  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen;
+  write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+  if (c.row_hit_cap != 0) history_.resize(banks_.size());
+  per_bank_ = c.refresh == HbmRefresh::kPerBank && c.tREFI != 0;
+  if (per_bank_) {
+    phase_.resize(banks_.size());
+    for (size_t i = 0; i < banks_.size(); ++i) phase_[i] = (i % c.banks()) * c.tREFI / c.banks();
+  }
+  // The row-hit fast path (frfcfs_hit.cpp) knows none of the options' rules: the write buffer,
+  // the row-hit cap's history, per-bank refresh phases, adaptive closing.
+  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen && c.row_hit_cap == 0 && !per_bank_;
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -98,6 +107,11 @@ uint32_t FrFcfsController::row_of(uint64_t o) const {
 uint64_t FrFcfsController::refreshes() const {
   if (cfg_.tREFI == 0) return 0;
   uint64_t n = 0;
+  if (per_bank_) {  // one bank's refresh counts 1 / banks: the all-bank equivalent
+    for (size_t i = 0; i < banks_.size(); ++i)
+      n += bank_refresh_window(static_cast<uint32_t>(i), units_[i / cfg_.banks()].latest);
+    return n / cfg_.banks();
+  }
   for (const auto& u : units_) n += u.latest / cfg_.tREFI;
   return n;
 }
@@ -301,7 +315,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   Unit& u = units_[unit];
   Group& g = groups_[bank >> bpg_bits_];
   Bank& b = banks_[bank];
-  const uint64_t refi = cfg_.tREFI, rfc = cfg_.tRFC;
+  const uint64_t refi = cfg_.tREFI, rfc = per_bank_ ? cfg_.tRFCpb : cfg_.tRFC;
+  // Per-bank refresh: the bank's own refreshes, phase ph into each tREFI.
+  const uint64_t ph = per_bank_ ? phase_[bank] : 0;
+  auto window = [&](uint64_t x) {
+    return per_bank_ ? bank_refresh_window(bank, x) : refresh_window(u, x);
+  };
 
   // The transaction queue: wait at the door while it is full.
   uint64_t t = std::max(arrival, u.last_admit);
@@ -326,16 +345,27 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 
   for (;;) {
     if (refi != 0) {
-      const uint64_t k = refresh_window(u, t);  // the latest refresh started at or before t
+      const uint64_t k = window(t);  // the latest refresh started at or before t
       if (k >= 1) {
-        const uint64_t end = k * refi + rfc;
+        const uint64_t end = k * refi + ph + rfc;
         if (t < end) t = end;
-        if (b.last_use < k * refi) {  // refreshed since the bank was last used
+        if (b.last_use < k * refi + ph) {  // refreshed since the bank was last used
           b.open_row = kNoRow;
           b.act_ok = std::max(b.act_ok, end);
         }
       }
     }
+    if (cfg_.row_hit_cap != 0 && history_[bank].prev_row == row && b.open_row != row &&
+        history_[bank].prev_hits < cfg_.row_hit_cap) {
+      const uint64_t done = pass_hit(u, g, b, history_[bank], write, t);
+      if (done != 0) {
+        out = RowOutcome::kHit;
+        slot = done - to_data_[write] - cfg_.burst_cycles();  // its column command
+        if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+        return done;
+      }
+    }
+    if (cfg_.page_policy == PagePolicy::kAdaptive) close_idle(b, t);
     uint64_t act = 0, start, col;
     if (b.open_row == row) {
       out = RowOutcome::kHit;
@@ -357,18 +387,19 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();
     if (refi != 0) {
       // The access runs between two refreshes: from its first command to its last data.
-      const uint64_t kt = refresh_window(u, t), ks = refresh_window(u, start);
+      const uint64_t kt = window(t), ks = window(start);
       if (ks > kt) {
-        t = ks * refi + rfc;
+        t = ks * refi + ph + rfc;
         continue;
       }
-      const uint64_t next = (ks + 1) * refi;
+      const uint64_t next = (ks + 1) * refi + ph;
       if (done > next) {
         t = next + rfc;
         continue;
       }
     }
     // Grant: the reservations, then the bank.
+    if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
     if (out != RowOutcome::kHit) {
       if (!u.act.in_range(act)) ++overflows_;
       u.act.set(act);
@@ -438,14 +469,19 @@ void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   w[i] = t;
 }
 
-// Schedules the unit's buffered writes, oldest first, from cycle t on.
+// Schedules the unit's buffered writes, oldest first, from cycle t on, until the low
+// watermark's count is left (0: all of them).
 void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
-  for (const auto& p : u.writes) {
+  const size_t keep = cfg_.write_low_watermark;
+  if (u.writes.size() <= keep) return;
+  const size_t n = u.writes.size() - keep;
+  for (size_t i = 0; i < n; ++i) {
+    const PendingWrite& p = u.writes[i];
     RowOutcome out = RowOutcome::kMiss;
     burst(p.bank, p.row, true, t, out, true);
     ++rows.n[static_cast<unsigned>(out)];
   }
-  u.writes.clear();
+  u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
@@ -463,9 +499,9 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       Unit& u = units_[last_bank_ >> banks_bits_];
       const uint64_t t = std::max(arrival_cycles, u.last_admit);
       if (write) {
-        // Posted: the write is done for its initiator once in the buffer; a full buffer is
-        // drained (all of it) first.
-        if (u.writes.size() >= cfg_.write_queue_depth) drain(u, t, rows);
+        // Posted: the write is done for its initiator once in the buffer; a buffer at its
+        // high watermark is drained (down to the low watermark) first.
+        if (u.writes.size() >= write_high_) drain(u, t, rows);
         u.writes.push_back(PendingWrite{last_bank_, last_row_});
         u.last_admit = t;
         last_admit_ = t;

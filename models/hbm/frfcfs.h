@@ -6,8 +6,10 @@
 //   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
 //                      when its column command issues
 //   write buffer       write_queue_depth > 0: writes are posted (done a cycle after they
-//                      arrive) and scheduled together when the buffer is full, or when a
-//                      read finds the unit idle with more than 8 waiting (DRAMsim3's rules)
+//                      arrive) and scheduled together, oldest first, when the buffer reaches
+//                      write_high_watermark (0: the depth), or when a read finds the unit
+//                      idle with more than 8 waiting (DRAMsim3's rules), until
+//                      write_low_watermark are left (0: all)
 //   reservations       every ACT and column command already granted, on timelines
 //                      (models/hbm/timeline.h) per unit and per bank group
 //
@@ -61,6 +63,13 @@ class FrFcfsController final : public Controller {
     uint32_t open_row = kNoRow;
     uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
   };
+  // row_hit_cap, per bank (apart from Bank, which the hot path reads): the row the last
+  // conflict closed (its hits may still pass), the column commands on it and on the open
+  // row, its next column and its precharge.
+  struct RowHistory {
+    uint32_t prev_row = kNoRow, prev_hits = 0, hits = 0;
+    uint64_t prev_col_ok = 0, prev_pre = 0;
+  };
   struct PendingWrite {
     uint32_t bank, row;
   };
@@ -98,6 +107,17 @@ class FrFcfsController final : public Controller {
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   static void wait_insert(Unit& u, uint64_t t);
+  // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
+  // served before that precharge if it fits; returns its completion, or 0.
+  uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);
+  static void note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre);
+  // page_policy adaptive: closes the bank's row if it has been idle page_idle_cycles at t.
+  void close_idle(Bank& b, uint64_t t) const;
+  // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.
+  uint64_t bank_refresh_window(uint32_t bank, uint64_t t) const {
+    const uint64_t p = phase_[bank];
+    return t < p ? 0 : (t - p) / cfg_.tREFI;
+  }
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
@@ -139,6 +159,10 @@ class FrFcfsController final : public Controller {
   std::vector<uint64_t> bank_queue_;  // bank * bank_queue_depth + i: column cycle of each entry
   uint64_t last_admit_ = 0;
   uint64_t overflows_ = 0;
+  size_t write_high_ = 0;  // the write drain starts at this many buffered writes
+  bool per_bank_ = false;  // hbm.refresh per_bank
+  std::vector<uint64_t> phase_;  // per-bank refresh: each bank's offset into tREFI
+  std::vector<RowHistory> history_;  // row_hit_cap != 0: one per bank
   bool shortcuts_ = true;
   bool fast_ = false;  // set_fast_path()
   uint64_t fast_hits_ = 0;
