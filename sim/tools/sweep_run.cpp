@@ -204,7 +204,7 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
   std::size_t next = 0;
   bool forwarded = false;
   const unsigned jobs = std::max(1u, opt.jobs);
-  while (true) {
+  auto launch = [&] {
     while (!g_stop && running.size() < jobs && next < todo.size()) {
       const Point& p = plan.points[todo[next++]];
       std::string why;
@@ -217,6 +217,9 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
       }
       running.emplace(pid, Child{p.index, Clock::now()});
     }
+  };
+  while (true) {
+    launch();
     if (running.empty()) break;
     int wstatus = 0;
     const pid_t pid = waitpid(-1, &wstatus, 0);
@@ -244,8 +247,12 @@ Summary run_local(const Plan& plan, const std::string& dir, const LocalOptions& 
       ++s.missing;
       continue;
     }
-    const int code = finish_point(dir, it->second.index, wstatus, secs);
+    // The freed slot takes its next point first: the finished one's files are read and written
+    // while the new one runs, not while a core waits.
+    const std::size_t index = it->second.index;
     running.erase(it);
+    launch();
+    const int code = finish_point(dir, index, wstatus, secs);
     ++s.ran;
     if (code != 0) ++s.failed;
     progress.update(s, running.size());
