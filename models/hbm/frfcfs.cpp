@@ -421,13 +421,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       b.open_row = row;
       b.pre_ok = act + cfg_.tRAS;
     }
-    if (!u.rd.in_range(col)) ++overflows_;
-    (write ? u.wr : u.rd).set(col);
-    g.col.set(col);
-    g.col_end = std::max(g.col_end, col + 1);
-    if (shortcuts_) extend_col_busy(u, col, write);
-    u.col_max = std::max(u.col_max, col);
-    u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
+    reserve_col(u, g, col, write, shortcuts_);
     u.any_col = true;
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

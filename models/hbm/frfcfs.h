@@ -22,6 +22,7 @@
 // nothing starves. Refresh: all banks of every unit every tREFI for tRFC, as in fcfs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -106,6 +107,17 @@ class FrFcfsController final : public Controller {
   bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
+  // Records a column command at `col` on its unit's and group's timelines (burst() and the
+  // fast path); `extend`: grow the unit's busy intervals with it.
+  void reserve_col(Unit& u, Group& g, uint64_t col, bool write, bool extend) {
+    if (!u.rd.in_range(col)) ++overflows_;
+    (write ? u.wr : u.rd).set(col);
+    g.col.set(col);
+    g.col_end = std::max(g.col_end, col + 1);
+    if (extend) extend_col_busy(u, col, write);
+    u.col_max = std::max(u.col_max, col);
+    u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
+  }
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.

@@ -58,16 +58,10 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   if (((t - std::min(t, margin_)) >> 6) != (u.act.floor() >> 6)) advance_floor(u, unit, t);
   u.last_admit = t;
   last_admit_ = t;
-  if (!u.rd.in_range(col)) ++overflows_;
-  (write ? u.wr : u.rd).set(col);
-  g.col.set(col);
-  g.col_end = std::max(g.col_end, col + 1);
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
-  if (behind) extend_col_busy(u, col, write);
-  u.col_max = std::max(u.col_max, col);
-  u.dir_max[write] = std::max(u.dir_max[write], col + 1);
+  reserve_col(u, g, col, write, behind);
   u.any_col = true;
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
