@@ -5,7 +5,7 @@
 
 #include "sim/tools/check_windows.h"
 #include "sim/cli/commands.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

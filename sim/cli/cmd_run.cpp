@@ -12,7 +12,7 @@
 #include "sim/output/json_text.h"
 #include "sim/input/profile_dump.h"
 #include "sim/output/html_report.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
 #include "sim/run/scenario_runner.h"

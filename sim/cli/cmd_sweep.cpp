@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "sim/cli/commands.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim {

@@ -7,7 +7,7 @@
 #include "sim/cli/commands.h"
 #include "sim/input/scenario.h"
 #include "sim/input/platform_config.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/traffic.h"
 #include "sim/run/stop_signal.h"
 

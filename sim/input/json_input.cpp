@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "sim/input/yaml_input.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

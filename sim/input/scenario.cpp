@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/input/key_tables.h"
 #include "sim/input/yaml_input.h"
 #include "sim/input/limits.h"

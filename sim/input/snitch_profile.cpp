@@ -13,7 +13,7 @@
 #include "models/memory_config.h"
 #include "sim/input/key_tables.h"
 #include "sim/input/platform_config.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "sim/input/scenario.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

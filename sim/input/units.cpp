@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "sim/input/scenario.h"
-#include "sim/tools/heap_replay.h"  // parse_number
+#include "sim/input/input_error.h"  // parse_number
 
 namespace npusim::sim {
 

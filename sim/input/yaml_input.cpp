@@ -12,7 +12,7 @@
 
 #include "sim/input/limits.h"
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

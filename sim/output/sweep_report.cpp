@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/tools/heap_replay.h"  // InputError
+#include "sim/input/input_error.h"  // InputError
 #include "sim/output/html_report.h"
 
 namespace npusim::sim {

@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "sim/run/neuron_steps.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim::neuron {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "allocators/xmem/xmem_heap.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim::neuron {
 

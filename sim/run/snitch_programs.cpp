@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "sim/run/snitch_run.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 namespace npusim::sim::snitch {
 

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "sim/tools/heap_replay.h"  // InputError, parse_number
+#include "sim/input/input_error.h"  // InputError, parse_number
 
 namespace npusim::sim {
 

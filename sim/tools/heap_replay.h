@@ -8,24 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/input/input_error.h"
+
 namespace npusim::sim {
-
-// Bad input: names the file, the line and the offending token. Exit code 2.
-class InputError : public std::runtime_error {
- public:
-  InputError(const std::string& file, int line, const std::string& token, const std::string& why,
-             int column = 0);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
-  int column() const { return column_; }
-  const std::string& token() const { return token_; }
-
- private:
-  std::string file_;
-  int line_;
-  int column_;
-  std::string token_;
-};
 
 struct ReplayOptions {
   std::string allocator = "xmem";  // xmem | neuron-hbm | neuron-dataram | neuron-libc
@@ -66,7 +51,5 @@ std::vector<ReplayOp> parse_ops(std::istream& in, const std::string& file);
 int run_heap_replay(const ReplayOptions& opt, const std::vector<ReplayOp>& ops,
                     const std::string& file, std::ostream& out);
 
-// Parses a number as the trace and the command line accept it: decimal or 0x-hex.
-std::optional<uint64_t> parse_number(const std::string& token);
 
 }  // namespace npusim::sim

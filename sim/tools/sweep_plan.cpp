@@ -9,7 +9,7 @@
 
 #include "sim/input/yaml_input.h"
 #include "sim/run/scenario_runner.h"  // default_scenario_text (layering: see sweep_validate.cpp)
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 #include "sim/tools/sweep_files.h"
 

@@ -16,7 +16,7 @@
 #include <map>
 #include <sstream>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 #include "sim/tools/sweep_files.h"
 

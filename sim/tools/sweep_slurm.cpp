@@ -7,7 +7,7 @@
 #include <fstream>
 #include <ostream>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {

@@ -14,7 +14,7 @@
 #include "sim/run/scenario_runner.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {

@@ -2,7 +2,7 @@
 #include <sstream>
 
 #include "sim/tools/check_windows.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

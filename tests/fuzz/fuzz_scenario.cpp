@@ -5,7 +5,7 @@
 #include <string>
 
 #include "sim/input/limits.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/input/scenario.h"
 #include "sim/input/snitch_scenario.h"
 

@@ -3,7 +3,7 @@
 // fuzzer spends its time inside the spec and not on the scenario around it.
 #include "sim/input/scenario.h"
 #include "sim/input/limits.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "tests/fuzz/fuzz_input.h"
 
 // The node cap scaled to the fuzzer's 4 KiB inputs: an alias bomb is still found, in

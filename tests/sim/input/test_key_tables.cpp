@@ -5,7 +5,7 @@
 #include "sim/input/platform_config.h"
 #include "sim/input/schema.h"
 #include "sim/input/snitch_scenario.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

@@ -6,7 +6,7 @@
 
 #include "sim/input/profile_dump.h"
 #include "sim/input/snitch_profile.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

@@ -1,7 +1,7 @@
 // Scenario and platform parsing: what a malformed input is told (file, line, column, value).
 #include <catch2/catch.hpp>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/scenario.h"
 

@@ -6,7 +6,7 @@
 
 #include "platforms/neuron_gpsimd.h"
 #include "sim/input/platform_config.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 using namespace npusim;
 

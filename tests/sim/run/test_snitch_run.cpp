@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/run/snitch_run.h"
 

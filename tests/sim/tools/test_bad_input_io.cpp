@@ -8,7 +8,7 @@
 #include "sim/input/json_input.h"
 #include "sim/output/json_text.h"
 #include "sim/tools/check_windows.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

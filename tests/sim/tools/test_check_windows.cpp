@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "sim/tools/check_windows.h"
-#include "sim/tools/heap_replay.h"
+#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 using nlohmann::json;
