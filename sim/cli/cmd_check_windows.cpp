@@ -3,9 +3,9 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/tools/check_windows.h"
 #include "sim/cli/commands.h"
 #include "sim/input/input_error.h"
+#include "sim/tools/check_windows.h"
 
 namespace npusim::sim {
 

@@ -6,17 +6,17 @@
 #include <fstream>
 #include <iostream>
 
-#include "sim/cli/commands.h"
-#include "sim/output/output_paths.h"
-#include "sim/input/limits.h"
-#include "sim/output/json_text.h"
-#include "sim/input/profile_dump.h"
-#include "sim/output/html_report.h"
-#include "sim/input/input_error.h"
-#include "sim/run/run_observers.h"
 #include "firmware/neuron_device.h"
-#include "sim/run/scenario_runner.h"
+#include "sim/cli/commands.h"
+#include "sim/input/input_error.h"
+#include "sim/input/limits.h"
+#include "sim/input/profile_dump.h"
 #include "sim/input/snitch_profile.h"
+#include "sim/output/html_report.h"
+#include "sim/output/json_text.h"
+#include "sim/output/output_paths.h"
+#include "sim/run/run_observers.h"
+#include "sim/run/scenario_runner.h"
 #include "sim/run/snitch_run.h"
 #include "sim/run/stop_signal.h"
 #include <torch/torch.h>

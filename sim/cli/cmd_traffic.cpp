@@ -5,11 +5,11 @@
 
 #include "models/memory_config.h"
 #include "sim/cli/commands.h"
-#include "sim/input/scenario.h"
-#include "sim/input/platform_config.h"
 #include "sim/input/input_error.h"
-#include "sim/tools/traffic.h"
+#include "sim/input/platform_config.h"
+#include "sim/input/scenario.h"
 #include "sim/run/stop_signal.h"
+#include "sim/tools/traffic.h"
 
 namespace npusim::sim {
 

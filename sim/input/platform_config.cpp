@@ -13,9 +13,9 @@
 
 #include "allocators/neuron/neuron_layout.h"
 #include "models/memory_config.h"
+#include "sim/input/input_error.h"
 #include "sim/input/key_tables.h"
 #include "sim/input/topology_input.h"
-#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
-#include "sim/input/yaml_input.h"
 #include "sim/input/input_error.h"
+#include "sim/input/yaml_input.h"
 
 namespace npusim::sim {
 

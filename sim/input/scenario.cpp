@@ -10,8 +10,8 @@
 
 #include "sim/input/input_error.h"
 #include "sim/input/key_tables.h"
-#include "sim/input/yaml_input.h"
 #include "sim/input/limits.h"
+#include "sim/input/yaml_input.h"
 
 namespace npusim::sim {
 

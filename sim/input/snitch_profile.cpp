@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "models/memory_config.h"
+#include "sim/input/input_error.h"
 #include "sim/input/key_tables.h"
 #include "sim/input/platform_config.h"
-#include "sim/input/input_error.h"
 
 namespace npusim::sim {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "sim/input/scenario.h"
 #include "sim/input/input_error.h"
+#include "sim/input/scenario.h"
 
 namespace npusim::sim {
 

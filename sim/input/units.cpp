@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "sim/input/scenario.h"
 #include "sim/input/input_error.h"  // parse_number
+#include "sim/input/scenario.h"
 
 namespace npusim::sim {
 

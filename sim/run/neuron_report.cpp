@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <ostream>
 
-#include "sim/run/neuron_steps.h"
 #include "sim/input/input_error.h"
+#include "sim/run/neuron_steps.h"
 
 namespace npusim::sim::neuron {
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/run/snitch_run.h"
 #include "sim/input/input_error.h"
+#include "sim/run/snitch_run.h"
 
 namespace npusim::sim::snitch {
 

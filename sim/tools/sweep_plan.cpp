@@ -7,9 +7,9 @@
 #include <fstream>
 #include <set>
 
+#include "sim/input/input_error.h"
 #include "sim/input/yaml_input.h"
 #include "sim/run/scenario_runner.h"  // default_scenario_text (layering: see sweep_validate.cpp)
-#include "sim/input/input_error.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {

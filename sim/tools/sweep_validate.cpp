@@ -10,11 +10,11 @@
 #include <map>
 #include <set>
 
-#include "sim/input/platform_config.h"
-#include "sim/run/scenario_runner.h"
-#include "sim/input/snitch_profile.h"
-#include "sim/run/snitch_run.h"
 #include "sim/input/input_error.h"
+#include "sim/input/platform_config.h"
+#include "sim/input/snitch_profile.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/run/snitch_run.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {

@@ -1,8 +1,8 @@
 // libFuzzer target: check-windows descriptor JSON (an array, or {"descriptors": [...]}).
 #include <sstream>
 
-#include "sim/tools/check_windows.h"
 #include "sim/input/input_error.h"
+#include "sim/tools/check_windows.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,7 +1,7 @@
 // libFuzzer target: the neuron-gpsimd scenario parser (steps, policies, custom_op, expect).
-#include "sim/input/scenario.h"
-#include "sim/input/limits.h"
 #include "sim/input/input_error.h"
+#include "sim/input/limits.h"
+#include "sim/input/scenario.h"
 #include "tests/fuzz/fuzz_input.h"
 
 // The node cap scaled to the fuzzer's 4 KiB inputs: an alias bomb is still found, in

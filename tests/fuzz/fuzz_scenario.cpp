@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/input/limits.h"
 #include "sim/input/input_error.h"
+#include "sim/input/limits.h"
 #include "sim/input/scenario.h"
 #include "sim/input/snitch_scenario.h"
 

@@ -1,7 +1,7 @@
 // libFuzzer target: the snitch-cluster scenario parser (steps and integer expressions).
-#include "sim/input/snitch_scenario.h"
-#include "sim/input/limits.h"
 #include "sim/input/input_error.h"
+#include "sim/input/limits.h"
+#include "sim/input/snitch_scenario.h"
 #include "tests/fuzz/fuzz_input.h"
 
 // The node cap scaled to the fuzzer's 4 KiB inputs: an alias bomb is still found, in

@@ -1,9 +1,9 @@
 // libFuzzer target: torch_op specs (op, inputs with shape/dtype/init/file, scalars, reference,
 // output). The input is the body of a scenario's `torch_op:` key, indented under it, so the
 // fuzzer spends its time inside the spec and not on the scenario around it.
-#include "sim/input/scenario.h"
-#include "sim/input/limits.h"
 #include "sim/input/input_error.h"
+#include "sim/input/limits.h"
+#include "sim/input/scenario.h"
 #include "tests/fuzz/fuzz_input.h"
 
 // The node cap scaled to the fuzzer's 4 KiB inputs: an alias bomb is still found, in

@@ -1,11 +1,11 @@
 // The key tables (sim/input/key_tables.h) are what the parsers read and what the schemas say.
 #include <catch2/catch.hpp>
 
+#include "sim/input/input_error.h"
 #include "sim/input/key_tables.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/schema.h"
 #include "sim/input/snitch_scenario.h"
-#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

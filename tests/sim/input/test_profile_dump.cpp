@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "sim/input/input_error.h"
 #include "sim/input/profile_dump.h"
 #include "sim/input/snitch_profile.h"
-#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

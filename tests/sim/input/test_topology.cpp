@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "platforms/neuron_gpsimd.h"
-#include "sim/input/platform_config.h"
 #include "sim/input/input_error.h"
+#include "sim/input/platform_config.h"
 
 using namespace npusim;
 

@@ -5,10 +5,10 @@
 #include <sstream>
 #include <string>
 
+#include "sim/input/input_error.h"
 #include "sim/input/json_input.h"
 #include "sim/output/json_text.h"
 #include "sim/tools/check_windows.h"
-#include "sim/input/input_error.h"
 
 using namespace npusim::sim;
 

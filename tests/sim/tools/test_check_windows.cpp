@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/tools/check_windows.h"
 #include "sim/input/input_error.h"
+#include "sim/tools/check_windows.h"
 
 using namespace npusim::sim;
 using nlohmann::json;
