@@ -28,8 +28,8 @@ class CoroutineStack {
   void resume() const;
 
  private:
-  std::uintptr_t top_ = 0;
-  std::size_t size_ = 0;
+  [[maybe_unused]] std::uintptr_t top_ = 0;  // used only under ASan (unwind.cpp)
+  [[maybe_unused]] std::size_t size_ = 0;
 };
 
 // After sc_start returns, on the main thread: tells ASan it runs on the main stack again
