@@ -73,11 +73,15 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   units_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
+    u.act_full = CycleSet(bits);
     u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
-  for (auto& g : groups_) g.act = g.col = Timeline(bits);
+  for (auto& g : groups_) {
+    g.act = g.col = Timeline(bits);
+    g.act_full = CycleSet(bits);
+  }
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
   write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
@@ -210,12 +214,9 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
     if (out != RowOutcome::kHit) {
       if (!u.act.in_range(act)) ++overflows_;
+      mark_act(u, g, act);
       u.act.set(act);
       g.act.set(act);
-      // The new ACT makes (act - tRRD_S, act + tRRD_S) full for every bank of the unit: if
-      // that touches the end of the busy interval, the interval grows (the next search of a
-      // saturated stream starts past it instead of finding it again).
-      if (shortcuts_) extend_busy(u.busy_lo, u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S, admit);
       g.act_end = std::max(g.act_end, act + 1);
       uint64_t* l = u.last_acts;  // one of the four latest: inserted in order, once
       const uint64_t v = act + 1;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/hbm/controller.h"
+#include "models/hbm/cycle_set.h"
 #include "models/hbm/timeline.h"
 
 namespace npusim::models::hbm {
@@ -82,10 +83,9 @@ class FrFcfsController final : public Controller {
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
-    // Cycles [busy_lo, busy_hi) hold no ACT that tRRD_S and tFAW allow against the unit's
-    // ACTs: found by an earlier search, and true for good, as reservations are only added.
-    uint64_t busy_lo = 0, busy_hi = 0;
-    // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
+    // Cycles [col_busy_lo, col_busy_hi) hold no read [0] or write [1] column command that
+    // tCCD_S and the turnarounds allow against the unit's column commands: found by an
+    // earlier search, and true for good, as reservations are only added.
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
     // The four latest ACT cycles granted, + 1, ascending (0: none yet): an ACT after every
     // other one meets tFAW against these alone.
@@ -95,9 +95,12 @@ class FrFcfsController final : public Controller {
     size_t wait_head = 0;
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
+    // Every cycle where tRRD_S or tFAW forbid an ACT of the unit (frfcfs_search.cpp).
+    CycleSet act_full;
   };
   struct Group {
     Timeline act, col;
+    CycleSet act_full;     // every cycle where tRRD_L forbids an ACT of the group
     uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
     uint64_t act_end = 0;  // and ACT
   };
@@ -131,7 +134,9 @@ class FrFcfsController final : public Controller {
     return t < p ? 0 : (t - p) / cfg_.tREFI;
   }
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
-  uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
+  // Records an ACT granted at x in the maps of the cycles it forbids (Unit::act_full,
+  // Group::act_full).
+  void mark_act(Unit& u, Group& g, uint64_t x) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
   // A command granted at x forbids cycles (x - before, x + after) to another one: when those
   // reach the end `hi` of the busy interval [lo, hi), it ends at x + after instead; when they
