@@ -47,6 +47,7 @@ class FrFcfsController final : public Controller {
   // of Unit), and a column search skips the other direction's timeline when all its commands
   // lie before the window. Off, every search walks from its start and checks every timeline:
   // the same results, slower (tests compare the two).
+  // Set before the first request.
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
   // A burst that hits the open row of a unit with nothing waiting takes a short path with no
   // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
@@ -77,6 +78,7 @@ class FrFcfsController final : public Controller {
   };
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
+    uint64_t floor_next = 0;  // an admission from here on moves the timelines' floor
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
@@ -87,9 +89,6 @@ class FrFcfsController final : public Controller {
     // tCCD_S and the turnarounds allow against the unit's column commands: found by an
     // earlier search, and true for good, as reservations are only added.
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
-    // The four latest ACT cycles granted, + 1, ascending (0: none yet): an ACT after every
-    // other one meets tFAW against these alone.
-    uint64_t last_acts[4] = {0, 0, 0, 0};
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
@@ -102,7 +101,6 @@ class FrFcfsController final : public Controller {
     Timeline act, col;
     CycleSet act_full;     // every cycle where tRRD_L forbids an ACT of the group
     uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
-    uint64_t act_end = 0;  // and ACT
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
@@ -113,9 +111,12 @@ class FrFcfsController final : public Controller {
   // Records a column command at `col` on its unit's and group's timelines (burst() and the
   // fast path); `extend`: grow the unit's busy intervals with it.
   void reserve_col(Unit& u, Group& g, uint64_t col, bool write, bool extend) {
-    if (!u.rd.in_range(col)) ++overflows_;
-    (write ? u.wr : u.rd).set(col);
-    g.col.set(col);
+    if (!u.rd.in_range(col)) {
+      ++overflows_;
+    } else {  // (the unit's and its groups' timelines share one floor)
+      (write ? u.wr : u.rd).put(col);
+      g.col.put(col);
+    }
     g.col_end = std::max(g.col_end, col + 1);
     if (extend) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);

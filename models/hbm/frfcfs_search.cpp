@@ -15,12 +15,6 @@ namespace npusim::models::hbm {
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
   if (shortcuts_) {
-    // After every ACT of the unit by tRRD_S and of the group by tRRD_L (a saturated stream's
-    // requests land at the end of the schedule): only the window of five that ends with it.
-    if (u.any_act && u.act_max + rrd_s <= a && g.act_end + rrd_l <= a + 1) {
-      if (faw != 0 && u.last_acts[0] != 0) a = std::max(a, u.last_acts[0] - 1 + faw);
-      return a;
-    }
     for (uint64_t blk = a >> 6;; ++blk) {
       uint64_t free = ~(u.act_full.block(blk) | g.act_full.block(blk));
       if (blk == a >> 6) free &= ~uint64_t{0} << (a & 63);
@@ -93,8 +87,13 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
     if (faw <= 64) {  // two words of the timeline hold them all
       auto low = [](uint64_t k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; };
       auto top = [](uint64_t w) { return 63u - static_cast<unsigned>(__builtin_clzll(w)); };
-      // Cycles [x - 64, x), bit 63 is x - 1; and [x, x + 64), bit 0 is x.
-      uint64_t left = u.act.bits64(x - 64) & ~low(65 - faw);  // (x - faw, x)
+      // below: cycles [x - 64, x), bit 63 is x - 1; above: [x, x + 64), bit 0 is x.
+      const uint64_t xb = x >> 6, off = x & 63;
+      const uint64_t w0 = u.act.block_bits(xb - 1), w1 = u.act.block_bits(xb),
+                     w2 = u.act.block_bits(xb + 1);
+      const uint64_t below = off == 0 ? w0 : w0 >> off | w1 << (64 - off);
+      const uint64_t above = off == 0 ? w1 : w1 >> off | w2 << (64 - off);
+      uint64_t left = below & ~low(65 - faw);  // (x - faw, x)
       if (left != 0) {
         b1 = 64 - top(left), left &= ~(uint64_t{1} << (64 - b1));
         if (left != 0) {
@@ -102,7 +101,7 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
           if (left != 0) b3 = 64 - top(left);
         }
       }
-      uint64_t right = u.act.bits64(x) & low(faw) & ~uint64_t{1};  // (x, x + faw)
+      uint64_t right = above & low(faw) & ~uint64_t{1};  // (x, x + faw)
       if (right != 0) {
         a1 = static_cast<uint64_t>(__builtin_ctzll(right)), right &= right - 1;
         if (right != 0) {
