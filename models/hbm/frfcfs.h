@@ -43,10 +43,11 @@ class FrFcfsController final : public Controller {
   // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
-  // The ACT and column searches skip cycles an earlier search found full (the busy intervals
-  // of Unit), and a column search skips the other direction's timeline when all its commands
-  // lie before the window. Off, every search walks from its start and checks every timeline:
-  // the same results, slower (tests compare the two).
+  // The ACT search scans the maps of forbidden cycles (Unit::act_full, Group::act_full); the
+  // column search skips cycles an earlier search found full (the busy intervals of Unit) and
+  // the other direction's timeline when all its commands lie before the window. Off, every
+  // search walks from its start and checks every timeline: the same results, slower (tests
+  // compare the two).
   // Set before the first request.
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
   // A burst that hits the open row of a unit with nothing waiting takes a short path with no
@@ -123,7 +124,7 @@ class FrFcfsController final : public Controller {
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
   }
   static void wait_insert(Unit& u, uint64_t t);
-  // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
+  // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.
   uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);
   static void note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre);

@@ -1,6 +1,7 @@
 // The reordering controller's searches (models/hbm/frfcfs.h): the earliest ACT and column
 // command that every reservation granted so far allows. burst() and the write drain call
-// them; the busy intervals of Unit let a search skip cycles an earlier one found full.
+// them. The ACT search reads the maps of forbidden cycles that mark_act keeps; the busy
+// intervals of Unit let a column search skip cycles an earlier one found full.
 #include <algorithm>
 
 #include "models/hbm/frfcfs.h"
