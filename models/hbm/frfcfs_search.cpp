@@ -80,7 +80,8 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
   g.act_full.set_range(lo_of(x, rrd_l), x + rrd_l);
   // Every range below holds x, so their union is one range.
   uint64_t lo = lo_of(x, rrd_s), hi = x + rrd_s;
-  if (faw != 0) {
+  // (No ACT within tFAW of x when it is tFAW past every one: a stream at one outstanding.)
+  if (faw != 0 && u.any_act && x < u.act_max + faw) {
     // b1..b3, a1..a3: how far before and after x its nearest ACTs within tFAW lie (at most
     // three on each side, as the ones granted keep tFAW with x); 2 tFAW if there is none.
     const uint64_t none = 2 * faw;
