@@ -149,3 +149,35 @@ TEST_CASE("hbm controller: the search shortcuts change no completion under the o
     require_same(cfg, k.stride, k.read_ratio, 20000);
   }
 }
+
+// The ring under the ACT maps: ranges across words, and a word left from an older block reads
+// as empty (nothing is cleared when the ring wraps).
+TEST_CASE("hbm cycle set: ranges across words and older blocks read as empty", "[hbm][controller]") {
+  hbm::CycleSet s(128);  // two words
+  s.set_range(60, 70);   // cycles 60..69: the end of block 0, the start of block 1
+  CHECK(s.block(0) == ~uint64_t{0} << 60);
+  CHECK(s.block(1) == (uint64_t{1} << 6) - 1);
+  s.set_range(10, 10);  // empty
+  CHECK(s.block(0) == ~uint64_t{0} << 60);
+  s.set_range(0, 64);  // a whole word
+  CHECK(s.block(0) == ~uint64_t{0});
+  // Block 2 takes block 0's word: block 0 now reads as empty, block 2 holds only its mark.
+  s.set_range(130, 131);
+  CHECK(s.block(2) == uint64_t{1} << 2);
+  CHECK(s.block(0) == 0);
+  CHECK(s.block(1) == (uint64_t{1} << 6) - 1);
+  // Three words in one call.
+  hbm::CycleSet t(256);
+  t.set_range(63, 193);
+  CHECK(t.block(0) == uint64_t{1} << 63);
+  CHECK(t.block(1) == ~uint64_t{0});
+  CHECK(t.block(2) == ~uint64_t{0});
+  CHECK(t.block(3) == 1);
+  // Timeline::put marks as set() does; block_bits reads a block as bits64 does.
+  hbm::Timeline tl(256);
+  tl.put(70);
+  tl.set(71);
+  CHECK(tl.block_bits(1) == (uint64_t{3} << 6));
+  CHECK(tl.block_bits(1) == tl.bits64(64));
+  CHECK(tl.block_bits(5) == 0);  // block 5 shares block 1's word
+}
