@@ -73,11 +73,16 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   units_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
+    u.floor_next = 64 + margin_;
+    u.act_full = CycleSet(bits);
     u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
-  for (auto& g : groups_) g.act = g.col = Timeline(bits);
+  for (auto& g : groups_) {
+    g.act = g.col = Timeline(bits);
+    g.act_full = CycleSet(bits);
+  }
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
   write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
@@ -141,8 +146,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     u.wait_head = h;
   }
   const uint64_t admit = t;
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
-    advance_floor(u, unit, admit);
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
   u.last_admit = admit;
   last_admit_ = admit;
   // The bank queue: enter when the request bank_queue_depth places ahead has issued.
@@ -209,20 +213,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     // Grant: the reservations, then the bank.
     if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
     if (out != RowOutcome::kHit) {
-      if (!u.act.in_range(act)) ++overflows_;
-      u.act.set(act);
-      g.act.set(act);
-      // The new ACT makes (act - tRRD_S, act + tRRD_S) full for every bank of the unit: if
-      // that touches the end of the busy interval, the interval grows (the next search of a
-      // saturated stream starts past it instead of finding it again).
-      if (shortcuts_) extend_busy(u.busy_lo, u.busy_hi, act, cfg_.tRRD_S, cfg_.tRRD_S, admit);
-      g.act_end = std::max(g.act_end, act + 1);
-      uint64_t* l = u.last_acts;  // one of the four latest: inserted in order, once
-      const uint64_t v = act + 1;
-      if (v > l[0] && v != l[1] && v != l[2] && v != l[3]) {
-        unsigned k = 0;
-        while (k < 3 && v > l[k + 1]) l[k] = l[k + 1], ++k;
-        l[k] = v;
+      if (!u.act.in_range(act)) {
+        ++overflows_;
+      } else {
+        mark_act(u, g, act);
+        u.act.put(act);
+        if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
       }
       u.act_max = std::max(u.act_max, act);
       u.any_act = true;
@@ -249,6 +245,9 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   const uint64_t f = admit - std::min(admit, margin_);
   u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
+  // The floor moves again when (admit - margin) / 64 does (the condition burst() and the
+  // fast path test).
+  u.floor_next = u.act.floor() + 64 + margin_;
   for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
     Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
     gi.act.advance(f), gi.col.advance(f);

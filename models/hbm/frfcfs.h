@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/hbm/controller.h"
+#include "models/hbm/cycle_set.h"
 #include "models/hbm/timeline.h"
 
 namespace npusim::models::hbm {
@@ -42,10 +43,12 @@ class FrFcfsController final : public Controller {
   // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
-  // The ACT and column searches skip cycles an earlier search found full (the busy intervals
-  // of Unit), and a column search skips the other direction's timeline when all its commands
-  // lie before the window. Off, every search walks from its start and checks every timeline:
-  // the same results, slower (tests compare the two).
+  // The ACT search scans the maps of forbidden cycles (Unit::act_full, Group::act_full); the
+  // column search skips cycles an earlier search found full (the busy intervals of Unit) and
+  // the other direction's timeline when all its commands lie before the window. Off, every
+  // search walks from its start and checks every timeline: the same results, slower (tests
+  // compare the two).
+  // Set before the first request.
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
   // A burst that hits the open row of a unit with nothing waiting takes a short path with no
   // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
@@ -76,30 +79,29 @@ class FrFcfsController final : public Controller {
   };
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
+    uint64_t floor_next = 0;  // an admission from here on moves the timelines' floor
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
     bool any_act = false, any_col = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
     uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
-    // Cycles [busy_lo, busy_hi) hold no ACT that tRRD_S and tFAW allow against the unit's
-    // ACTs: found by an earlier search, and true for good, as reservations are only added.
-    uint64_t busy_lo = 0, busy_hi = 0;
-    // The same for read [0] and write [1] column commands (tCCD_S, the turnarounds).
+    // Cycles [col_busy_lo, col_busy_hi) hold no read [0] or write [1] column command that
+    // tCCD_S and the turnarounds allow against the unit's column commands: found by an
+    // earlier search, and true for good, as reservations are only added.
     uint64_t col_busy_lo[2] = {0, 0}, col_busy_hi[2] = {0, 0};
-    // The four latest ACT cycles granted, + 1, ascending (0: none yet): an ACT after every
-    // other one meets tFAW against these alone.
-    uint64_t last_acts[4] = {0, 0, 0, 0};
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
+    // Every cycle where tRRD_S or tFAW forbid an ACT of the unit (frfcfs_search.cpp).
+    CycleSet act_full;
   };
   struct Group {
     Timeline act, col;
+    CycleSet act_full;     // every cycle where tRRD_L forbids an ACT of the group
     uint64_t col_end = 0;  // the latest column command granted, + 1 (0: none)
-    uint64_t act_end = 0;  // and ACT
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
@@ -110,16 +112,19 @@ class FrFcfsController final : public Controller {
   // Records a column command at `col` on its unit's and group's timelines (burst() and the
   // fast path); `extend`: grow the unit's busy intervals with it.
   void reserve_col(Unit& u, Group& g, uint64_t col, bool write, bool extend) {
-    if (!u.rd.in_range(col)) ++overflows_;
-    (write ? u.wr : u.rd).set(col);
-    g.col.set(col);
+    if (!u.rd.in_range(col)) {
+      ++overflows_;
+    } else {  // (the unit's and its groups' timelines share one floor)
+      (write ? u.wr : u.rd).put(col);
+      g.col.put(col);
+    }
     g.col_end = std::max(g.col_end, col + 1);
     if (extend) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
   }
   static void wait_insert(Unit& u, uint64_t t);
-  // row_hit_cap (models/hbm/row_hits.cpp): a hit on the row the bank's last conflict closes,
+  // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.
   uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);
   static void note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre);
@@ -131,7 +136,9 @@ class FrFcfsController final : public Controller {
     return t < p ? 0 : (t - p) / cfg_.tREFI;
   }
   uint64_t find_act(Unit& u, Group& g, uint64_t a) const;
-  uint64_t find_act_near(Unit& u, Group& g, uint64_t a) const;
+  // Records an ACT granted at x in the maps of the cycles it forbids (Unit::act_full,
+  // Group::act_full).
+  void mark_act(Unit& u, Group& g, uint64_t x) const;
   uint64_t find_col(Unit& u, Group& g, uint64_t c, bool write) const;
   // A command granted at x forbids cycles (x - before, x + after) to another one: when those
   // reach the end `hi` of the busy interval [lo, hi), it ends at x + after instead; when they

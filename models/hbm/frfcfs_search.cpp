@@ -1,6 +1,7 @@
 // The reordering controller's searches (models/hbm/frfcfs.h): the earliest ACT and column
 // command that every reservation granted so far allows. burst() and the write drain call
-// them; the busy intervals of Unit let a search skip cycles an earlier one found full.
+// them. The ACT search reads the maps of forbidden cycles that mark_act keeps; the busy
+// intervals of Unit let a column search skip cycles an earlier one found full.
 #include <algorithm>
 
 #include "models/hbm/frfcfs.h"
@@ -8,18 +9,19 @@
 namespace npusim::models::hbm {
 // The earliest ACT at or after `a` that keeps tRRD_S (any bank of the unit), tRRD_L (same
 // group) and tFAW (no five ACTs within tFAW) with every ACT granted so far.
+//
+// With the shortcuts (the default), the first cycle marked in neither the unit's nor the
+// group's map of forbidden cycles (mark_act below): a scan of their words. Off, the search
+// from the timelines themselves, which tests hold equal to it.
 uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
-  // Under saturation the ACT timeline is full for hundreds of cycles ahead: jump over the
-  // part an earlier search found full.
-  if (a >= u.busy_lo && a < u.busy_hi) a = u.busy_hi;
-  // After every ACT of the unit by tRRD_S and of the group by tRRD_L (a saturated stream's
-  // requests land at the end of the schedule): only the window of five that ends with it.
-  if (shortcuts_ && u.any_act && u.act_max + rrd_s <= a && g.act_end + rrd_l <= a + 1) {
-    if (faw != 0 && u.last_acts[0] != 0) a = std::max(a, u.last_acts[0] - 1 + faw);
-    return a;
+  if (shortcuts_) {
+    for (uint64_t blk = a >> 6;; ++blk) {
+      uint64_t free = ~(u.act_full.block(blk) | g.act_full.block(blk));
+      if (blk == a >> 6) free &= ~uint64_t{0} << (a & 63);
+      if (free != 0) return (blk << 6) + static_cast<uint64_t>(__builtin_ctzll(free));
+    }
   }
-  if (faw < 64 && rrd_l < 64 && a >= 64) return find_act_near(u, g, a);
   for (;;) {
     // tRRD: nothing to check past every ACT granted (the common case of an in-order stream).
     if (u.any_act && a < u.act_max + rrd_l) {
@@ -63,82 +65,80 @@ uint64_t FrFcfsController::find_act(Unit& u, Group& g, uint64_t a) const {
   }
 }
 
-// find_act() when tFAW and tRRD_L are below 64 cycles: every check reads the 64 cycles on
-// either side of the candidate at once (two words per timeline), and the same jumps follow.
-uint64_t FrFcfsController::find_act_near(Unit& u, Group& g, uint64_t a) const {
+// The maps of forbidden ACT cycles grow with each ACT granted at x, and they are exact: a
+// cycle is marked if and only if an ACT there would break a constraint against the ACTs
+// granted so far.
+//   tRRD_S, tRRD_L: (x - tRRD, x + tRRD), in the unit's and the group's map.
+//   tFAW: an ACT at p breaks it when a window of tFAW cycles holds p and four ACTs. Granted
+//   ACTs keep tFAW among themselves, so those four are consecutive ones, spanning less than
+//   tFAW, and p lies in [last - tFAW, first + tFAW] (open ends). Four consecutive ACTs that
+//   did not exist before x include x: with up to three on each side of it within tFAW, there
+//   are at most four such runs.
+void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
   const uint64_t rrd_s = cfg_.tRRD_S, rrd_l = cfg_.tRRD_L, faw = cfg_.tFAW;
-  auto low = [](uint64_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
-  auto top = [](uint64_t w) { return static_cast<uint64_t>(63 - __builtin_clzll(w)); };
-  // Each jump below skips only cycles that break a constraint, so the first cycle that
-  // passes them all is the earliest allowed one, whatever the order of the checks. The unit's
-  // own checks come first: up to the first cycle that passes them, every cycle is full for
-  // any bank of the unit (the busy interval, see find_act).
-  const uint64_t start = a;
-  bool recorded = false;
-  for (;;) {
-    // below: cycles [a - 64, a), bit 63 is a - 1; above: [a, a + 64), bit 0 is a.
-    const uint64_t below = u.act.bits64(a - 64), above = u.act.bits64(a);
-    // tRRD_S: an ACT in (a - rrd_s, a + rrd_s) moves `a` to rrd_s after the latest of them.
-    uint64_t hit = above & low(rrd_s);
-    if (hit != 0) {
-      a += top(hit) + rrd_s;
-      continue;
-    }
-    hit = below & ~low(65 - rrd_s);
-    if (hit != 0) {
-      a = a - 64 + top(hit) + rrd_s;
-      continue;
-    }
-    if (faw != 0) {
-      // tFAW as in find_act: the four nearest ACTs on each side within tFAW.
-      uint64_t t[9];
-      unsigned n = 0;
-      uint64_t left = below & ~low(65 - faw);  // (a - faw, a)
-      uint64_t left4[4];
-      unsigned nl = 0;
-      while (left != 0 && nl < 4) {
-        const uint64_t b = top(left);
-        left4[nl++] = a - 64 + b;
-        left &= ~(uint64_t{1} << b);
+  auto lo_of = [](uint64_t v, uint64_t w) { return v + 1 > w ? v + 1 - w : 0; };
+  g.act_full.set_range(lo_of(x, rrd_l), x + rrd_l);
+  // Every range below holds x, so their union is one range.
+  uint64_t lo = lo_of(x, rrd_s), hi = x + rrd_s;
+  // (No ACT within tFAW of x when it is tFAW past every one: a stream at one outstanding.)
+  if (faw != 0 && u.any_act && x < u.act_max + faw) {
+    // b1..b3, a1..a3: how far before and after x its nearest ACTs within tFAW lie (at most
+    // three on each side, as the ones granted keep tFAW with x); 2 tFAW if there is none.
+    const uint64_t none = 2 * faw;
+    uint64_t b1 = none, b2 = none, b3 = none, a1 = none, a2 = none, a3 = none;
+    if (faw <= 64) {  // two words of the timeline hold them all
+      auto low = [](uint64_t k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; };
+      auto top = [](uint64_t w) { return 63u - static_cast<unsigned>(__builtin_clzll(w)); };
+      // below: cycles [x - 64, x), bit 63 is x - 1; above: [x, x + 64), bit 0 is x.
+      const uint64_t xb = x >> 6, off = x & 63;
+      const uint64_t w0 = u.act.block_bits(xb - 1), w1 = u.act.block_bits(xb),
+                     w2 = u.act.block_bits(xb + 1);
+      const uint64_t below = off == 0 ? w0 : w0 >> off | w1 << (64 - off);
+      const uint64_t above = off == 0 ? w1 : w1 >> off | w2 << (64 - off);
+      uint64_t left = below & ~low(65 - faw);  // (x - faw, x)
+      if (left != 0) {
+        b1 = 64 - top(left), left &= ~(uint64_t{1} << (64 - b1));
+        if (left != 0) {
+          b2 = 64 - top(left), left &= ~(uint64_t{1} << (64 - b2));
+          if (left != 0) b3 = 64 - top(left);
+        }
       }
-      for (unsigned i = 0; i < nl; ++i) t[n++] = left4[nl - 1 - i];
-      const unsigned at = n;
-      t[n++] = a;
-      uint64_t right = above & low(faw) & ~uint64_t{1};  // (a, a + faw)
-      for (unsigned k = 0; right != 0 && k < 4; ++k) {
-        t[n++] = a + static_cast<uint64_t>(__builtin_ctzll(right));
-        right &= right - 1;
+      uint64_t right = above & low(faw) & ~uint64_t{1};  // (x, x + faw)
+      if (right != 0) {
+        a1 = static_cast<uint64_t>(__builtin_ctzll(right)), right &= right - 1;
+        if (right != 0) {
+          a2 = static_cast<uint64_t>(__builtin_ctzll(right)), right &= right - 1;
+          if (right != 0) a3 = static_cast<uint64_t>(__builtin_ctzll(right));
+        }
       }
-      uint64_t next = 0;
-      for (unsigned i = at >= 4 ? at - 4 : 0; i + 4 < n && i <= at; ++i) {
-        if (t[i + 4] - t[i] < faw) next = std::max(next, i < at ? t[i] + faw : t[i + 4] + 1);
+    } else {
+      uint64_t d[6] = {none, none, none, none, none, none}, after[3];
+      const uint64_t from = lo_of(x, faw);
+      uint64_t top = x;
+      for (unsigned k = 0; k < 3; ++k) {
+        const uint64_t y = u.act.last_in(from, top);
+        if (y == UINT64_MAX) break;
+        d[k] = x - y;
+        top = y;
       }
-      if (next != 0) {
-        a = std::max(next, a + 1);
-        continue;
+      const unsigned na = u.act.collect(x + 1, x + faw, after, 3);
+      for (unsigned k = 0; k < na; ++k) d[3 + k] = after[k] - x;
+      b1 = d[0], b2 = d[1], b3 = d[2], a1 = d[3], a2 = d[4], a3 = d[5];
+    }
+    // The four runs of four that hold x, each from its first ACT f to its last l: when it
+    // spans less than tFAW, no ACT may go in [l - tFAW, f + tFAW] (open ends).
+    auto run = [&](uint64_t before, uint64_t after) {
+      if (before + after < faw) {
+        lo = std::min(lo, lo_of(x + after, faw));
+        hi = std::max(hi, x - before + faw);
       }
-    }
-    if (!recorded && shortcuts_) {
-      recorded = true;
-      if (start >= u.busy_lo && start <= u.busy_hi) {
-        u.busy_hi = std::max(u.busy_hi, a);
-      } else if (a > start) {
-        u.busy_lo = start, u.busy_hi = a;
-      }
-    }
-    const uint64_t gb = g.act.bits64(a - 64), ga = g.act.bits64(a);
-    hit = ga & low(rrd_l);
-    if (hit != 0) {
-      a += top(hit) + rrd_l;
-      continue;
-    }
-    hit = gb & ~low(65 - rrd_l);
-    if (hit != 0) {
-      a = a - 64 + top(hit) + rrd_l;
-      continue;
-    }
-    return a;
+    };
+    run(b3, 0);
+    run(b2, a1);
+    run(b1, a2);
+    run(0, a3);
   }
+  u.act_full.set_range(lo, hi);
 }
 
 // The earliest column command at or after `c`: tCCD_S against the unit's column commands of

@@ -37,9 +37,12 @@ uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, b
   if (c0 + recovery_[write] > h.prev_pre) return 0;
   const uint64_t col = find_col(u, g, c0, write);
   if (col + recovery_[write] > h.prev_pre) return 0;
-  if (!u.rd.in_range(col)) ++overflows_;
-  (write ? u.wr : u.rd).set(col);
-  g.col.set(col);
+  if (!u.rd.in_range(col)) {
+    ++overflows_;
+  } else {
+    (write ? u.wr : u.rd).put(col);
+    g.col.put(col);
+  }
   u.col_max = std::max(u.col_max, col);
   u.dir_max[write] = std::max(u.dir_max[write], col + 1);
   u.any_col = true;

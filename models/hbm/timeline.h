@@ -32,7 +32,11 @@ class Timeline {
     if (f > floor_) floor_ = f;
   }
   void set(uint64_t c) {
-    if (!in_range(c)) return;
+    if (in_range(c)) put(c);
+  }
+  // set() of a cycle the caller found in range (on this timeline, or on one of the same size
+  // whose floor moves with this one's).
+  void put(uint64_t c) {
     Word& w = words_[(c >> 6) & mask_];
     const uint64_t keep = w.block == c >> 6 ? w.bits : 0;  // branch-free: blocks change often
     w.bits = keep | uint64_t{1} << (c & 63);
@@ -57,6 +61,8 @@ class Timeline {
     }
     return UINT64_MAX;
   }
+  // The marks of block `blk` (cycles [64 blk, 64 blk + 64)), as bits() reads them.
+  uint64_t block_bits(uint64_t blk) const { return bits(blk << 6); }
   // The marks of cycles [start, start + 64): bit j is cycle start + j.
   uint64_t bits64(uint64_t start) const {
     const uint64_t off = start & 63;
