@@ -109,8 +109,8 @@ class FrFcfsController final : public Controller {
   bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
-  // Records a column command at `col` on its unit's and group's timelines (burst() and the
-  // fast path); `extend`: grow the unit's busy intervals with it.
+  // Records a column command at `col` on its unit's and group's timelines (burst(), the fast
+  // path, pass_hit); `extend`: grow the unit's busy intervals with it.
   void reserve_col(Unit& u, Group& g, uint64_t col, bool write, bool extend) {
     if (!u.rd.in_range(col)) {
       ++overflows_;

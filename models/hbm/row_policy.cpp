@@ -37,14 +37,7 @@ uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, b
   if (c0 + recovery_[write] > h.prev_pre) return 0;
   const uint64_t col = find_col(u, g, c0, write);
   if (col + recovery_[write] > h.prev_pre) return 0;
-  if (!u.rd.in_range(col)) {
-    ++overflows_;
-  } else {
-    (write ? u.wr : u.rd).put(col);
-    g.col.put(col);
-  }
-  u.col_max = std::max(u.col_max, col);
-  u.dir_max[write] = std::max(u.dir_max[write], col + 1);
+  reserve_col(u, g, col, write, false);  // the group's col_end too (burst()'s record)
   u.any_col = true;
   h.prev_col_ok = col + cfg_.tCCD_L;
   ++h.prev_hits;
