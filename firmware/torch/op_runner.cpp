@@ -12,8 +12,18 @@ namespace {
 // An input in HBM: the tensor arena's space now; its data is loaded by core 0 before the
 // kernel starts (load_inputs).
 torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name) {
-  auto t = std::make_shared<TensorImpl>(*host.impl());
-  t->host.clear();
+  // The host tensor's description without its data (load_inputs reads the data from the host
+  // tensor itself): no copy of a buffer that is dropped at once.
+  const TensorImpl& h = *host.impl();
+  auto t = std::make_shared<TensorImpl>();
+  t->dtype = h.dtype;
+  t->sizes = h.sizes;
+  t->strides = h.strides;
+  t->numel = h.numel;
+  t->policy = h.policy;
+  t->standard = h.standard;
+  t->read_streams = h.read_streams;
+  t->write_streams = h.write_streams;
   t->hbm = r.hbm_alloc(std::max<uint64_t>(t->nbytes(), 1), nullptr, "input");
   t->name = name;
   return torch::Tensor(t);
@@ -24,7 +34,7 @@ torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name)
 void load_inputs(Run& r, CoreCtx& c) {
   r.in_copy.start_ns = now_ns(c);
   for (size_t i = 0; i < r.inputs.size(); ++i) {
-    std::vector<uint8_t>& data = r.input_data[i].impl()->host;
+    torch::detail::HostBytes& data = r.input_data[i].impl()->host;
     port_move(*c.core, true, r.inputs[i].impl()->hbm, data.data(), data.size());
     r.in_copy.bytes += data.size();
   }

@@ -23,6 +23,7 @@
 
 #include "firmware/firmware.h"
 #include "firmware/neuron_platform.h"
+#include "firmware/torch/host_bytes.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
 #include "models/hbm.h"
@@ -37,7 +38,7 @@ struct TensorImpl {
   std::vector<int64_t> sizes, strides;
   int64_t numel = 0;
   uint64_t hbm = 0;            // device address in simulated HBM (0: a host tensor)
-  std::vector<uint8_t> host;   // host tensors: the data
+  HostBytes host;              // host tensors: the data (host_bytes.h)
   std::string name;            // "input 0", "output", "tensor@0x..."
   // Coherence (torch.h, CoherencyEnforcer): the policy and the active accessors.
   torch::CoherencyEnforcer::Policy policy = torch::CoherencyEnforcer::COHERENT;
