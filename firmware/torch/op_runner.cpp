@@ -67,7 +67,7 @@ void core_program(Run& r, CoreCtx& c) {
   if (c.id == 0) load_inputs(r, c);
   if (c.id == 0 || !r.inputs_loaded) c.core->wait_for(r.loaded);
   fw::bind_to_core(*c.fw);
-  ctx_map()[c.core] = &c;
+  set_core_ctx(c.core, &c);
   c.t.ran = true;
   c.t.start_ns = now_ns(c);
   if (c.fw->init_neuron_dataram_allocator() != 0)
@@ -193,6 +193,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     c.core->set_dmi_invalidation_hook([&c](uint64_t lo, uint64_t hi) { tcm_invalidated(c, lo, hi); });
     c.core->set_program([&r, &c](models::Core&) { core_program(r, c); });
     c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
+      forget_core_ctx();  // the thread ends: its process object may be reused
       if (!e) return;
       c.t.end_ns = c.core->now().to_seconds() * 1e9;
       if (!r.error) {
@@ -292,7 +293,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   res.hbm_requests = p.hbm().stats().requests();
   res.tcm_peak_bytes = r.tcm_peak;
   res.diagnostics = r.diags;
-  ctx_map().clear();
+  clear_core_ctx();
   g_run = nullptr;
   return res;
 }
