@@ -27,8 +27,9 @@ Run* g_run = nullptr;
 
 namespace {
 std::unordered_map<const models::Core*, CoreCtx*> g_ctx;  // the cores running a kernel
-// current_ctx's last answer and the SystemC process and run it was for: a standard accessor
-// asks once per element, and the process stays the same from one element to the next.
+// current_ctx's last context found and the SystemC process and run it was for: a standard
+// accessor asks once per element, and the process stays the same from one element to the
+// next. A miss is not kept (a core asking before its kernel starts sees its context after).
 struct LastCtx {
   const sc_core::sc_process_b* proc = nullptr;
   const Run* run = nullptr;
@@ -56,7 +57,7 @@ CoreCtx* current_ctx() {
     const auto it = g_ctx.find(c);
     if (it != g_ctx.end()) found = it->second;
   }
-  if (proc != nullptr) g_last = LastCtx{proc, g_run, found};
+  if (proc != nullptr && found != nullptr) g_last = LastCtx{proc, g_run, found};  // hits only
   return found;
 }
 
