@@ -6,8 +6,9 @@
 // DMA and port moves, the TCM's DMI grant; runtime_internal.h), gpsimd_platform.cpp (the
 // cores, from the generic builder), accessors.cpp (standard accessor), streams.cpp (stream
 // accessors, coherence), tcm.cpp (TCM accessor, tcm_malloc), bulk.cpp (library ops' data),
-// op_runner.cpp (run_op), tensor.cpp (tensors and the library's arithmetic), op_lookup.cpp
-// (registration, kernel lookup). May include models/, platforms/, allocators/, firmware/.
+// host_bytes.cpp (host tensors' buffers), op_runner.cpp (run_op), tensor.cpp (tensors and the
+// library's arithmetic), op_lookup.cpp (registration, kernel lookup). May include models/,
+// platforms/, allocators/, firmware/.
 #pragma once
 
 #include <cstdint>
