@@ -35,13 +35,13 @@ void bulk_move(const TensorImpl& t, bool write, void* data) {
 
 // Reads a tensor's data (host or HBM) into a host buffer and writes one back: in a kernel,
 // through the core's port into HBM (the hbm column), as the library's own loads and stores.
-std::vector<uint8_t> bytes_of(const TensorImpl& t) {
+HostBytes bytes_of(const TensorImpl& t) {
   if (t.hbm == 0) return t.host;
-  std::vector<uint8_t> v(t.nbytes());
+  HostBytes v(t.nbytes());
   bulk_move(t, false, v.data());
   return v;
 }
-void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
+void set_bytes(TensorImpl& t, const HostBytes& v) {
   if (t.hbm == 0) {
     t.host = v;
     return;
@@ -53,7 +53,7 @@ void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v) {
 // set_bytes of the whole tensor, each written from one chunk-sized pattern buffer.
 void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes) {
   const size_t n = t.nbytes();
-  std::vector<uint8_t> pattern(t.hbm == 0 ? n : std::min(n, npusim::torchrt::kPortChunk));
+  HostBytes pattern(t.hbm == 0 ? n : std::min(n, npusim::torchrt::kPortChunk));
   for (size_t off = 0; off < pattern.size(); off += elem_bytes) std::memcpy(pattern.data() + off, elem, elem_bytes);
   if (t.hbm == 0) {
     t.host = std::move(pattern);

@@ -12,8 +12,18 @@ namespace {
 // An input in HBM: the tensor arena's space now; its data is loaded by core 0 before the
 // kernel starts (load_inputs).
 torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name) {
-  auto t = std::make_shared<TensorImpl>(*host.impl());
-  t->host.clear();
+  // The host tensor's description without its data (load_inputs reads the data from the host
+  // tensor itself): no copy of a buffer that is dropped at once.
+  const TensorImpl& h = *host.impl();
+  auto t = std::make_shared<TensorImpl>();
+  t->dtype = h.dtype;
+  t->sizes = h.sizes;
+  t->strides = h.strides;
+  t->numel = h.numel;
+  t->policy = h.policy;
+  t->standard = h.standard;
+  t->read_streams = h.read_streams;
+  t->write_streams = h.write_streams;
   t->hbm = r.hbm_alloc(std::max<uint64_t>(t->nbytes(), 1), nullptr, "input");
   t->name = name;
   return torch::Tensor(t);
@@ -24,7 +34,7 @@ torch::Tensor to_hbm(Run& r, const torch::Tensor& host, const std::string& name)
 void load_inputs(Run& r, CoreCtx& c) {
   r.in_copy.start_ns = now_ns(c);
   for (size_t i = 0; i < r.inputs.size(); ++i) {
-    std::vector<uint8_t>& data = r.input_data[i].impl()->host;
+    torch::detail::HostBytes& data = r.input_data[i].impl()->host;
     port_move(*c.core, true, r.inputs[i].impl()->hbm, data.data(), data.size());
     r.in_copy.bytes += data.size();
   }
@@ -57,7 +67,7 @@ void core_program(Run& r, CoreCtx& c) {
   if (c.id == 0) load_inputs(r, c);
   if (c.id == 0 || !r.inputs_loaded) c.core->wait_for(r.loaded);
   fw::bind_to_core(*c.fw);
-  ctx_map()[c.core] = &c;
+  set_core_ctx(c.core, &c);
   c.t.ran = true;
   c.t.start_ns = now_ns(c);
   if (c.fw->init_neuron_dataram_allocator() != 0)
@@ -183,6 +193,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     c.core->set_dmi_invalidation_hook([&c](uint64_t lo, uint64_t hi) { tcm_invalidated(c, lo, hi); });
     c.core->set_program([&r, &c](models::Core&) { core_program(r, c); });
     c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
+      forget_core_ctx();  // the thread ends: its process object may be reused
       if (!e) return;
       c.t.end_ns = c.core->now().to_seconds() * 1e9;
       if (!r.error) {
@@ -282,7 +293,7 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   res.hbm_requests = p.hbm().stats().requests();
   res.tcm_peak_bytes = r.tcm_peak;
   res.diagnostics = r.diags;
-  ctx_map().clear();
+  clear_core_ctx();
   g_run = nullptr;
   return res;
 }

@@ -7,6 +7,8 @@
 #include "allocators/neuron/neuron_layout.h"
 #include "allocators/xmem/xmem_heap.h"
 
+#include <unordered_map>
+
 namespace npusim::torchrt {
 
 const char* cat_name(Cat c) {
@@ -23,17 +25,40 @@ const char* cat_name(Cat c) {
 
 Run* g_run = nullptr;
 
-std::unordered_map<const models::Core*, CoreCtx*>& ctx_map() {
-  static std::unordered_map<const models::Core*, CoreCtx*> m;
-  return m;
+namespace {
+std::unordered_map<const models::Core*, CoreCtx*> g_ctx;  // the cores running a kernel
+// current_ctx's last context found and the SystemC process and run it was for: a standard
+// accessor asks once per element, and the process stays the same from one element to the
+// next. A miss is not kept (a core asking before its kernel starts sees its context after).
+struct LastCtx {
+  const sc_core::sc_process_b* proc = nullptr;
+  const Run* run = nullptr;
+  CoreCtx* ctx = nullptr;
+} g_last;
+}  // namespace
+
+void set_core_ctx(const models::Core* core, CoreCtx* c) {
+  g_ctx[core] = c;
+  g_last = LastCtx{};
+}
+void forget_core_ctx() { g_last = LastCtx{}; }
+void clear_core_ctx() {
+  g_ctx.clear();
+  g_last = LastCtx{};
 }
 
 CoreCtx* current_ctx() {
   if (g_run == nullptr) return nullptr;
+  const sc_core::sc_process_b* proc = sc_core::sc_get_current_process_b();
+  if (proc != nullptr && proc == g_last.proc && g_run == g_last.run) return g_last.ctx;
   models::Core* c = models::Core::current();
-  if (c == nullptr) return nullptr;
-  auto it = ctx_map().find(c);
-  return it == ctx_map().end() ? nullptr : it->second;
+  CoreCtx* found = nullptr;
+  if (c != nullptr) {
+    const auto it = g_ctx.find(c);
+    if (it != g_ctx.end()) found = it->second;
+  }
+  if (proc != nullptr && found != nullptr) g_last = LastCtx{proc, g_run, found};  // hits only
+  return found;
 }
 
 void port_move(models::Core& core, bool write, uint64_t a, void* p, size_t n) {

@@ -6,8 +6,9 @@
 // DMA and port moves, the TCM's DMI grant; runtime_internal.h), gpsimd_platform.cpp (the
 // cores, from the generic builder), accessors.cpp (standard accessor), streams.cpp (stream
 // accessors, coherence), tcm.cpp (TCM accessor, tcm_malloc), bulk.cpp (library ops' data),
-// op_runner.cpp (run_op), tensor.cpp (tensors and the library's arithmetic), op_lookup.cpp
-// (registration, kernel lookup). May include models/, platforms/, allocators/, firmware/.
+// host_bytes.cpp (host tensors' buffers), op_runner.cpp (run_op), tensor.cpp (tensors and the
+// library's arithmetic), op_lookup.cpp (registration, kernel lookup). May include models/,
+// platforms/, allocators/, firmware/.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 
 #include "firmware/firmware.h"
 #include "firmware/neuron_platform.h"
+#include "firmware/torch/host_bytes.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
 #include "models/hbm.h"
@@ -37,7 +39,7 @@ struct TensorImpl {
   std::vector<int64_t> sizes, strides;
   int64_t numel = 0;
   uint64_t hbm = 0;            // device address in simulated HBM (0: a host tensor)
-  std::vector<uint8_t> host;   // host tensors: the data
+  HostBytes host;              // host tensors: the data (host_bytes.h)
   std::string name;            // "input 0", "output", "tensor@0x..."
   // Coherence (torch.h, CoherencyEnforcer): the policy and the active accessors.
   torch::CoherencyEnforcer::Policy policy = torch::CoherencyEnforcer::COHERENT;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "firmware/stop_request.h"
@@ -76,7 +75,12 @@ class Run {
 };
 
 extern Run* g_run;  // the run in progress (one per process)
-std::unordered_map<const models::Core*, CoreCtx*>& ctx_map();
+// The context of the core whose SystemC thread is running (nullptr outside a kernel):
+// set_core_ctx when a core starts its kernel, forget_core_ctx when its thread ends (its
+// process may be freed), clear_core_ctx at the end of the run.
+void set_core_ctx(const models::Core* core, CoreCtx* c);
+void forget_core_ctx();
+void clear_core_ctx();
 CoreCtx* current_ctx();
 
 // Bulk data (the library's fills and element-wise ops, the host copies) through `core`'s port

@@ -84,8 +84,8 @@ BFloat16::operator float() const {
 namespace torch {
 
 namespace detail {
-std::vector<uint8_t> bytes_of(const TensorImpl& t);
-void set_bytes(TensorImpl& t, const std::vector<uint8_t>& v);
+HostBytes bytes_of(const TensorImpl& t);
+void set_bytes(TensorImpl& t, const HostBytes& v);
 void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes);
 std::shared_ptr<void> op_scope();
 void op_work(int64_t elems);
@@ -125,7 +125,7 @@ namespace {
 
 bool is_float(ScalarType t) { return t == kFloat || t == kHalf || t == kBFloat16; }
 
-double get(const std::vector<uint8_t>& b, ScalarType t, int64_t i) {
+double get(const detail::HostBytes& b, ScalarType t, int64_t i) {
   const uint8_t* p = b.data() + i * static_cast<int64_t>(element_size(t));
   switch (t) {
     case kByte: return *p;
@@ -146,7 +146,7 @@ I sat(double v) {
   return static_cast<I>(static_cast<int64_t>(v));  // wraps like a C++ conversion of the int64
 }
 
-void put(std::vector<uint8_t>& b, ScalarType t, int64_t i, double v) {
+void put(detail::HostBytes& b, ScalarType t, int64_t i, double v) {
   uint8_t* p = b.data() + i * static_cast<int64_t>(element_size(t));
   switch (t) {
     case kByte: { uint8_t x = sat<uint8_t>(v); std::memcpy(p, &x, 1); break; }
@@ -216,7 +216,7 @@ Tensor& map_out(const std::string& op, Tensor& out, const Tensor& a, const std::
     detail::op_error(op, "bitwise ops take integer tensors");
   const auto scope = detail::op_scope();
   const auto in = detail::bytes_of(*a.impl());
-  std::vector<uint8_t> res(out.impl()->nbytes());  // every element is written
+  detail::HostBytes res(out.impl()->nbytes());  // every element is written
   const int64_t n = a.numel();
   for (int64_t i = 0; i < n; ++i) put(res, out.scalar_type(), i, f(get(in, a.scalar_type(), i), i));
   detail::set_bytes(*out.impl(), res);
@@ -249,7 +249,7 @@ ScalarType Tensor::scalar_type() const { return impl_ ? impl_->dtype : kFloat; }
 
 Tensor& Tensor::fill_(const Scalar& v) const {
   const auto scope = detail::op_scope();
-  std::vector<uint8_t> e(torch::element_size(impl_->dtype));  // every element has these bytes
+  detail::HostBytes e(torch::element_size(impl_->dtype));  // every element has these bytes
   put(e, impl_->dtype, 0, v.toDouble());
   detail::fill_bytes(*impl_, e.data(), e.size());
   detail::op_work(0);
@@ -270,7 +270,7 @@ Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   Tensor t = empty({n, m}, o);
   const auto scope = detail::op_scope();
-  std::vector<uint8_t> b(t.impl()->nbytes());  // zeros and the diagonal, written once
+  detail::HostBytes b(t.impl()->nbytes());  // zeros and the diagonal, written once
   for (int64_t i = 0; i < std::min(n, m); ++i) put(b, t.scalar_type(), i * m + i, 1);
   detail::set_bytes(*t.impl(), b);
   detail::op_work(0);

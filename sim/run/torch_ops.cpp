@@ -34,7 +34,7 @@ std::string shape_text(const torch::Tensor& t) {
   return s + "]";
 }
 
-uint64_t fnv1a(const std::vector<uint8_t>& b) {
+uint64_t fnv1a(const torch::detail::HostBytes& b) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (uint8_t c : b) h = (h ^ c) * 0x100000001b3ull;
   return h;
