@@ -87,9 +87,9 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     phase_.resize(banks_.size());
     for (size_t i = 0; i < banks_.size(); ++i) phase_[i] = (i % c.banks()) * c.tREFI / c.banks();
   }
-  // The row-hit fast path (frfcfs_hit.cpp) knows none of the options' rules: the write buffer,
-  // the row-hit cap's history, per-bank refresh phases, adaptive closing.
-  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen && c.row_hit_cap == 0 && !per_bank_;
+  // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
+  // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
+  fast_ = fast_allowed();
 }
 
 uint32_t FrFcfsController::bank_index(uint64_t o) const {
@@ -279,8 +279,10 @@ void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
   const size_t n = u.writes.size() - keep;
   for (size_t i = 0; i < n; ++i) {
     const PendingWrite& p = u.writes[i];
-    RowOutcome out = RowOutcome::kMiss;
-    burst(p.bank, p.row, true, t, out, true);
+    RowOutcome out = RowOutcome::kHit;
+    uint64_t fast_done = 0;
+    if (!fast_ || !hit_fast(p.bank, p.row, true, t, fast_done, true))
+      burst(p.bank, p.row, true, t, out, true);
     ++rows.n[static_cast<unsigned>(out)];
   }
   u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));

@@ -48,12 +48,10 @@ class FrFcfsController final : public Controller {
   // the same results, slower (tests compare the two).
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
   // A burst that hits the open row of a unit with nothing waiting takes a short path with no
-  // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
-  // pages.
+  // search (models/hbm/frfcfs_hit.cpp): a read, or a write that is not buffered or leaves the
+  // write buffer in a drain. On by default with open pages and all-bank refresh.
   // Off, every request takes the full path: the same results, slower (tests compare the two).
-  void set_fast_path(bool on) {
-    fast_ = on && cfg_.write_queue_depth == 0 && cfg_.page_policy == PagePolicy::kOpen;
-  }
+  void set_fast_path(bool on) { fast_ = on && fast_allowed(); }
   uint64_t fast_hits() const { return fast_hits_; }  // bursts that took it
 
  private:
@@ -104,7 +102,12 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
-  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
+  // `drained`: a write leaving the write buffer (admitted when it entered it), as burst().
+  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done,
+                bool drained = false);
+  bool fast_allowed() const {
+    return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
+  }
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   // Records a column command at `col` on its unit's and group's timelines (burst() and the

@@ -21,7 +21,7 @@ void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const 
 }
 
 bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                uint64_t& done) {
+                                uint64_t& done, bool drained) {
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
@@ -29,7 +29,8 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   // The transaction queue holds no one (no wait at the door), and the bank queue's entry a
   // full queue ahead has issued.
   const uint64_t t = std::max(arrival, u.last_admit);
-  if (u.wait_head != u.waiting.size()) return false;
+  // (A write from the write buffer passed the door when it entered the buffer.)
+  if (!drained && u.wait_head != u.waiting.size()) return false;
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   if (slot > t) return false;
   // Past every column command by the column search's own bound, or (with the shortcuts) after
@@ -62,6 +63,7 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
   reserve_col(u, g, col, write, behind);
+  if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
   u.any_col = true;
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

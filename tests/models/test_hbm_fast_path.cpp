@@ -73,6 +73,7 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
     uint64_t tREFI;
     unsigned pseudo_channels, queue_depth, bank_queue_depth;
     bool ds3_mapping;
+    unsigned write_queue_depth = 0, row_hit_cap = 0;
   };
   const Case cases[] = {
       {"default", 3900, 1, 32, 8, false},
@@ -81,6 +82,10 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
       {"pseudo-channels, small queues", 3900, 2, 4, 1, false},
       {"DRAMsim3 mapping", 3900, 1, 32, 8, true},
       {"DRAMsim3 mapping, refresh every 300, bank queue 2", 300, 2, 8, 2, true},
+      // A write buffer: reads, and writes leaving it in a drain, take the fast path.
+      {"write buffer 32", 3900, 1, 32, 8, true, 32},
+      {"write buffer 8, small queues, refresh every 400", 400, 2, 4, 1, false, 8},
+      {"row_hit_cap 4, write buffer 16", 3900, 1, 32, 8, true, 16, 4},
   };
   for (const auto& k : cases) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
@@ -90,6 +95,8 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
       cfg.pseudo_channels = k.pseudo_channels;
       cfg.queue_depth = k.queue_depth;
       cfg.bank_queue_depth = k.bank_queue_depth;
+      cfg.write_queue_depth = k.write_queue_depth;
+      cfg.row_hit_cap = k.row_hit_cap;
       if (k.ds3_mapping)
         cfg.mapping = {AddrField::kRow, AddrField::kBankGroup, AddrField::kBank,
                        AddrField::kChannel, AddrField::kColumn};
@@ -114,18 +121,26 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
   }
 }
 
-TEST_CASE("hbm controller: no fast path with a write buffer or closed pages", "[hbm][controller]") {
+TEST_CASE("hbm controller: no fast path with closed pages or per-bank refresh, one with a write buffer",
+          "[hbm][controller]") {
   HbmConfig cfg;
   cfg.write_queue_depth = 16;
   hbm::FrFcfsController buffered(cfg);
   cfg.write_queue_depth = 0;
+  cfg.refresh = HbmRefresh::kPerBank;
+  hbm::FrFcfsController per_bank(cfg);
+  cfg.refresh = HbmRefresh::kAllBank;
   cfg.page_policy = PagePolicy::kClosed;
   hbm::FrFcfsController closed(cfg);
+  per_bank.set_fast_path(true);  // asking does not turn it on where it does not apply
+  closed.set_fast_path(true);
   RowCounts rows;
   for (uint64_t i = 0; i < 1000; ++i) {
-    buffered.schedule(i * 4 % 4096, 4, false, i * 20, rows);
+    buffered.schedule(i * 4 % 4096, 4, i % 3 == 0, i * 20, rows);
+    per_bank.schedule(i * 4 % 4096, 4, false, i * 20, rows);
     closed.schedule(i * 4 % 4096, 4, false, i * 20, rows);
   }
-  CHECK(buffered.fast_hits() == 0);
+  CHECK(buffered.fast_hits() > 500);
+  CHECK(per_bank.fast_hits() == 0);
   CHECK(closed.fast_hits() == 0);
 }
