@@ -26,13 +26,19 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
   if (b.open_row != row) return false;  // (never true under the closed page policy)
-  // The transaction queue holds no one (no wait at the door), and the bank queue's entry a
-  // full queue ahead has issued.
-  const uint64_t t = std::max(arrival, u.last_admit);
+  // The transaction queue and the bank queue as in burst(): wait at the door while the
+  // transaction queue is full, then for the entry a full bank queue ahead to issue. Nothing
+  // is changed until the grant below.
+  uint64_t admit = std::max(arrival, u.last_admit);
   // (A write from the write buffer passed the door when it entered the buffer.)
-  if (!drained && u.wait_head != u.waiting.size()) return false;
+  auto& w = u.waiting;
+  size_t h = u.wait_head;
+  if (!drained) {
+    while (h < w.size() && w[h] <= admit) ++h;
+    if (w.size() - h >= cfg_.queue_depth) admit = w[h++];
+  }
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
-  if (slot > t) return false;
+  const uint64_t t = std::max(admit, slot);
   // Past every column command by the column search's own bound, or (with the shortcuts) after
   // every one of its unit and group once in or past the busy interval: the search returns
   // this cycle without reading a timeline and without recording anything.
@@ -55,10 +61,15 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
     if (k >= 1 && (t < k * refi + cfg_.tRFC || b.last_use < k * refi)) return false;
     if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
   }
-  // As burst(): the timelines' floor, the admission, the grant.
-  if (((t - std::min(t, margin_)) >> 6) != (u.act.floor() >> 6)) advance_floor(u, unit, t);
-  u.last_admit = t;
-  last_admit_ = t;
+  // As burst(): the queues, the timelines' floor, the admission, the grant.
+  if (!drained) {
+    u.wait_head = h;
+    if (t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
+  }
+  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
+    advance_floor(u, unit, admit);
+  u.last_admit = admit;
+  last_admit_ = admit;
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
