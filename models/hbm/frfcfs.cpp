@@ -8,10 +8,6 @@
 namespace npusim::models::hbm {
 
 namespace {
-// A read that finds its unit idle drains the write buffer if it holds more than this many
-// writes (DRAMsim3's rule).
-constexpr size_t kIdleDrain = 8;
-
 unsigned log2u(uint64_t v) {
   unsigned s = 0;
   while ((uint64_t{1} << s) < v) ++s;
@@ -71,6 +67,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
   const uint64_t bits = reach + 2 * margin_ + 64;
   units_.resize(c.units());
+  run_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
     u.waiting.reserve(size_t{c.queue_depth} + 64);
@@ -90,18 +87,6 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
   // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
   fast_ = fast_allowed();
-}
-
-uint32_t FrFcfsController::bank_index(uint64_t o) const {
-  return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
-                                 ((o >> pc_shift_) & pc_mask_))
-                                << banks_bits_) |
-                               (((o >> bg_shift_) & bg_mask_) << bpg_bits_) |
-                               ((o >> bk_shift_) & bk_mask_));
-}
-
-uint32_t FrFcfsController::row_of(uint64_t o) const {
-  return static_cast<uint32_t>((o >> row_shift_) & row_mask_);
 }
 
 uint64_t FrFcfsController::refreshes() const {
@@ -292,6 +277,10 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
                                     uint64_t arrival_cycles, RowCounts& rows) {
   const uint64_t bsz = uint64_t{1} << burst_shift_;
   uint64_t done = arrival_cycles;
+  // Several bursts, not posted to a write buffer: the multi-burst path (frfcfs_run.cpp).
+  if (fast_ && len != 0 && (offset + len - 1) >> burst_shift_ != offset >> burst_shift_ &&
+      !(write && cfg_.write_queue_depth != 0))
+    return schedule_run(offset, len, write, arrival_cycles, rows);
   for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) {
     // Consecutive accesses to one burst (a core reading an array) decode once.
     if (a >> burst_shift_ != last_burst_) {

@@ -38,6 +38,13 @@ class Timeline {
     w.bits = keep | uint64_t{1} << (c & 63);
     w.block = c >> 6;
   }
+  // set(c) for a c the caller knows to be in range.
+  void set_in_range(uint64_t c) {
+    Word& w = words_[(c >> 6) & mask_];
+    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;
+    w.bits = keep | uint64_t{1} << (c & 63);
+    w.block = c >> 6;
+  }
   void set_range(uint64_t lo, uint64_t hi) {
     for (uint64_t c = lo; c < hi; ++c) set(c);
   }
