@@ -1,9 +1,10 @@
 // The reordering controller's fast path (models/hbm/frfcfs.h): a burst that hits the open
-// row of a unit with nothing waiting, the common case of a core's loads and of a DMA
-// request's first burst on each unit. It takes the cycles burst() would take, with none of
-// its searches: every condition below is one under which burst() itself computes them
-// without a search or a wait, and the reservations are granted as burst() grants them. When a
-// condition fails it does nothing and the caller takes the full path.
+// row of its bank with nothing to search, the common case of a core's loads, of a DMA
+// request's first burst on each unit and of a saturated sequential stream (which waits at the
+// door and for its bank queue). It takes the cycles burst() would take, with none of its
+// searches: every condition below is one under which burst() itself computes them without a
+// search, and the queues and reservations are updated as burst() updates them. When a
+// condition fails it changes nothing and the caller takes the full path.
 // tests/models/test_hbm_fast_path.cpp holds the two equal.
 #include <algorithm>
 
