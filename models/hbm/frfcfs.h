@@ -127,9 +127,13 @@ class FrFcfsController final : public Controller {
   // Records a column command at `col` on its unit's and group's timelines (burst() and the
   // fast path); `extend`: grow the unit's busy intervals with it.
   void reserve_col(Unit& u, Group& g, uint64_t col, bool write, bool extend) {
-    if (!u.rd.in_range(col)) ++overflows_;
-    (write ? u.wr : u.rd).set(col);
-    g.col.set(col);
+    // (The unit's and its groups' timelines share one floor and size: one range check.)
+    if (u.rd.in_range(col)) {
+      (write ? u.wr : u.rd).set_in_range(col);
+      g.col.set_in_range(col);
+    } else {
+      ++overflows_;
+    }
     g.col_end = std::max(g.col_end, col + 1);
     if (extend) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);

@@ -32,11 +32,12 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
   // is changed until the grant below.
   uint64_t admit = std::max(arrival, u.last_admit);
   // (A write from the write buffer passed the door when it entered the buffer.)
-  auto& w = u.waiting;
+  const auto& w = u.waiting;
   size_t h = u.wait_head;
-  if (!drained) {
-    while (h < w.size() && w[h] <= admit) ++h;
-    if (w.size() - h >= cfg_.queue_depth) admit = w[h++];
+  const size_t n = w.size();
+  if (!drained && h != n) {  // (the common case: nobody waits)
+    while (h < n && w[h] <= admit) ++h;
+    if (n - h >= cfg_.queue_depth) admit = w[h++];
   }
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   const uint64_t t = std::max(admit, slot);
