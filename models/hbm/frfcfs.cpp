@@ -266,7 +266,7 @@ void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
     const PendingWrite& p = u.writes[i];
     RowOutcome out = RowOutcome::kHit;
     uint64_t fast_done = 0;
-    if (!fast_ || !hit_fast(p.bank, p.row, true, t, fast_done, true))
+    if (!fast_ || banks_[p.bank].open_row != p.row || !hit_fast(p.bank, true, t, fast_done, true))
       burst(p.bank, p.row, true, t, out, true);
     ++rows.n[static_cast<unsigned>(out)];
   }
@@ -306,7 +306,9 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
     }
     // A row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
     uint64_t fast_done = 0;
-    if (fast_ && hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
+    // (A row miss, the common case of random traffic, does not even make the call.)
+    if (fast_ && banks_[last_bank_].open_row == last_row_ &&
+        hit_fast(last_bank_, write, arrival_cycles, fast_done)) {
       done = std::max(done, fast_done);
       ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
       continue;

@@ -104,9 +104,9 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
-  // `drained`: a write leaving the write buffer (admitted when it entered it), as burst().
-  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done,
-                bool drained = false);
+  // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
+  // write buffer (admitted when it entered it), as burst().
+  bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
   bool fast_allowed() const {
     return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
   }

@@ -21,12 +21,12 @@ void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const 
               write ? wtr_ : rtw_, u.last_admit);
 }
 
-bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                uint64_t& done, bool drained) {
+bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done,
+                                bool drained) {
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
-  if (b.open_row != row) return false;  // (never true under the closed page policy)
+  // (The callers checked that the burst is to the bank's open row: never with closed pages.)
   // The transaction queue and the bank queue as in burst(): wait at the door while the
   // transaction queue is full, then for the entry a full bank queue ahead to issue. Nothing
   // is changed until the grant below.

@@ -122,7 +122,7 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
       r.req = 0;  // the other path may change the unit: work its facts out again
     }
     uint64_t fast_done = 0;
-    if (hit_fast(bank, row, write, arrival, fast_done)) {
+    if (banks_[bank].open_row == row && hit_fast(bank, write, arrival, fast_done)) {
       done = std::max(done, fast_done);
       ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
       continue;
