@@ -8,10 +8,6 @@
 namespace npusim::models::hbm {
 
 namespace {
-// A read that finds its unit idle drains the write buffer if it holds more than this many
-// writes (DRAMsim3's rule).
-constexpr size_t kIdleDrain = 8;
-
 unsigned log2u(uint64_t v) {
   unsigned s = 0;
   while ((uint64_t{1} << s) < v) ++s;
@@ -71,6 +67,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
   const uint64_t bits = reach + 2 * margin_ + 64;
   units_.resize(c.units());
+  run_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
     u.floor_next = 64 + margin_;
@@ -92,21 +89,9 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     phase_.resize(banks_.size());
     for (size_t i = 0; i < banks_.size(); ++i) phase_[i] = (i % c.banks()) * c.tREFI / c.banks();
   }
-  // The row-hit fast path (frfcfs_hit.cpp) knows none of the options' rules: the write buffer,
-  // the row-hit cap's history, per-bank refresh phases, adaptive closing.
-  fast_ = c.write_queue_depth == 0 && c.page_policy == PagePolicy::kOpen && c.row_hit_cap == 0 && !per_bank_;
-}
-
-uint32_t FrFcfsController::bank_index(uint64_t o) const {
-  return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
-                                 ((o >> pc_shift_) & pc_mask_))
-                                << banks_bits_) |
-                               (((o >> bg_shift_) & bg_mask_) << bpg_bits_) |
-                               ((o >> bk_shift_) & bk_mask_));
-}
-
-uint32_t FrFcfsController::row_of(uint64_t o) const {
-  return static_cast<uint32_t>((o >> row_shift_) & row_mask_);
+  // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
+  // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
+  fast_ = fast_allowed();
 }
 
 uint64_t FrFcfsController::refreshes() const {
@@ -278,8 +263,10 @@ void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
   const size_t n = u.writes.size() - keep;
   for (size_t i = 0; i < n; ++i) {
     const PendingWrite& p = u.writes[i];
-    RowOutcome out = RowOutcome::kMiss;
-    burst(p.bank, p.row, true, t, out, true);
+    RowOutcome out = RowOutcome::kHit;
+    uint64_t fast_done = 0;
+    if (!fast_ || banks_[p.bank].open_row != p.row || !hit_fast(p.bank, true, t, fast_done, true))
+      burst(p.bank, p.row, true, t, out, true);
     ++rows.n[static_cast<unsigned>(out)];
   }
   u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));
@@ -289,6 +276,10 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
                                     uint64_t arrival_cycles, RowCounts& rows) {
   const uint64_t bsz = uint64_t{1} << burst_shift_;
   uint64_t done = arrival_cycles;
+  // Several bursts, not posted to a write buffer: the multi-burst path (frfcfs_run.cpp).
+  if (fast_ && len != 0 && (offset + len - 1) >> burst_shift_ != offset >> burst_shift_ &&
+      !(write && cfg_.write_queue_depth != 0))
+    return schedule_run(offset, len, write, arrival_cycles, rows);
   for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) {
     // Consecutive accesses to one burst (a core reading an array) decode once.
     if (a >> burst_shift_ != last_burst_) {
@@ -314,7 +305,9 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
     }
     // A row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
     uint64_t fast_done = 0;
-    if (fast_ && hit_fast(last_bank_, last_row_, write, arrival_cycles, fast_done)) {
+    // (A row miss, the common case of random traffic, does not even make the call.)
+    if (fast_ && banks_[last_bank_].open_row == last_row_ &&
+        hit_fast(last_bank_, write, arrival_cycles, fast_done)) {
       done = std::max(done, fast_done);
       ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
       continue;

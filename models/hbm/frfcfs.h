@@ -51,13 +51,13 @@ class FrFcfsController final : public Controller {
   // Set before the first request.
   void set_search_shortcuts(bool on) { shortcuts_ = on; }
   // A burst that hits the open row of a unit with nothing waiting takes a short path with no
-  // search (models/hbm/frfcfs_hit.cpp), on by default without a write buffer and with open
-  // pages.
+  // search (models/hbm/frfcfs_hit.cpp): a read, or a write that is not buffered or leaves the
+  // write buffer in a drain. On by default with open pages and all-bank refresh.
   // Off, every request takes the full path: the same results, slower (tests compare the two).
-  void set_fast_path(bool on) {
-    fast_ = on && cfg_.write_queue_depth == 0 && cfg_.page_policy == PagePolicy::kOpen;
-  }
-  uint64_t fast_hits() const { return fast_hits_; }  // bursts that took it
+  void set_fast_path(bool on) { fast_ = on && fast_allowed(); }
+  // The bursts of a multi-burst request take the same path with the facts they share on a
+  // unit worked out once (models/hbm/frfcfs_run.cpp); set_fast_path() turns both on or off.
+  uint64_t fast_hits() const { return fast_hits_; }  // bursts that took either
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -106,7 +106,24 @@ class FrFcfsController final : public Controller {
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
   void drain(Unit& u, uint64_t t, RowCounts& rows);
-  bool hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival, uint64_t& done);
+  // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
+  // write buffer (admitted when it entered it), as burst().
+  bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
+  bool fast_allowed() const {
+    return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
+  }
+  // A multi-burst request on one unit (frfcfs_run.cpp): its admission, the refresh bounds of
+  // its bursts and the timelines' range, valid while req == run_req_ (the request's number).
+  struct RunUnit {
+    uint64_t req = 0, admit = 0, use_lo = 0, end_hi = 0, floor = 0, size = 0;
+    bool ok = false;
+  };
+  void run_prepare(RunUnit& r, uint32_t unit, uint64_t arrival);
+  uint64_t schedule_run(uint64_t offset, uint64_t len, bool write, uint64_t arrival,
+                        RowCounts& rows);
+  // A read that finds its unit idle drains the write buffer if it holds more than this many
+  // writes (DRAMsim3's rule).
+  static constexpr size_t kIdleDrain = 8;
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   // Records a column command at `col` on its unit's and group's timelines (burst(), the fast
@@ -159,8 +176,16 @@ class FrFcfsController final : public Controller {
     u.ref_hi = u.ref_lo + cfg_.tREFI;
     return u.ref_k;
   }
-  uint32_t bank_index(uint64_t offset) const;
-  uint32_t row_of(uint64_t offset) const;
+  // The flat bank index (unit, bank group, bank) and the row of an offset (inline: every
+  // burst decodes).
+  uint32_t bank_index(uint64_t o) const {
+    return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
+                                   ((o >> pc_shift_) & pc_mask_))
+                                  << banks_bits_) |
+                                 (((o >> bg_shift_) & bg_mask_) << bpg_bits_) |
+                                 ((o >> bk_shift_) & bk_mask_));
+  }
+  uint32_t row_of(uint64_t o) const { return static_cast<uint32_t>((o >> row_shift_) & row_mask_); }
 
   HbmConfig cfg_;
   HbmAddressMap map_;
@@ -185,6 +210,8 @@ class FrFcfsController final : public Controller {
   bool shortcuts_ = true;
   bool fast_ = false;  // set_fast_path()
   uint64_t fast_hits_ = 0;
+  std::vector<RunUnit> run_;  // per unit
+  uint64_t run_req_ = 0;
 };
 
 }  // namespace npusim::models::hbm

@@ -1,9 +1,10 @@
 // The reordering controller's fast path (models/hbm/frfcfs.h): a burst that hits the open
-// row of a unit with nothing waiting, the common case of a core's loads and of a DMA
-// request's first burst on each unit. It takes the cycles burst() would take, with none of
-// its searches: every condition below is one under which burst() itself computes them
-// without a search or a wait, and the reservations are granted as burst() grants them. When a
-// condition fails it does nothing and the caller takes the full path.
+// row of its bank with nothing to search, the common case of a core's loads, of a DMA
+// request's first burst on each unit and of a saturated sequential stream (which waits at the
+// door and for its bank queue). It takes the cycles burst() would take, with none of its
+// searches: every condition below is one under which burst() itself computes them without a
+// search, and the queues and reservations are updated as burst() updates them. When a
+// condition fails it changes nothing and the caller takes the full path.
 // tests/models/test_hbm_fast_path.cpp holds the two equal.
 #include <algorithm>
 
@@ -20,18 +21,26 @@ void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const 
               write ? wtr_ : rtw_, u.last_admit);
 }
 
-bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                uint64_t& done) {
+bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done,
+                                bool drained) {
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
-  if (b.open_row != row) return false;  // (never true under the closed page policy)
-  // The transaction queue holds no one (no wait at the door), and the bank queue's entry a
-  // full queue ahead has issued.
-  const uint64_t t = std::max(arrival, u.last_admit);
-  if (u.wait_head != u.waiting.size()) return false;
+  // (The callers checked that the burst is to the bank's open row: never with closed pages.)
+  // The transaction queue and the bank queue as in burst(): wait at the door while the
+  // transaction queue is full, then for the entry a full bank queue ahead to issue. Nothing
+  // is changed until the grant below.
+  uint64_t admit = std::max(arrival, u.last_admit);
+  // (A write from the write buffer passed the door when it entered the buffer.)
+  const auto& w = u.waiting;
+  size_t h = u.wait_head;
+  const size_t n = w.size();
+  if (!drained && h != n) {  // (the common case: nobody waits)
+    while (h < n && w[h] <= admit) ++h;
+    if (n - h >= cfg_.queue_depth) admit = w[h++];
+  }
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
-  if (slot > t) return false;
+  const uint64_t t = std::max(admit, slot);
   // Past every column command by the column search's own bound, or (with the shortcuts) after
   // every one of its unit and group once in or past the busy interval: the search returns
   // this cycle without reading a timeline and without recording anything.
@@ -54,14 +63,20 @@ bool FrFcfsController::hit_fast(uint32_t bank, uint32_t row, bool write, uint64_
     if (k >= 1 && (t < k * refi + cfg_.tRFC || b.last_use < k * refi)) return false;
     if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
   }
-  // As burst(): the timelines' floor, the admission, the grant.
-  if (((t - std::min(t, margin_)) >> 6) != (u.act.floor() >> 6)) advance_floor(u, unit, t);
-  u.last_admit = t;
-  last_admit_ = t;
+  // As burst(): the queues, the timelines' floor, the admission, the grant.
+  if (!drained) {
+    u.wait_head = h;
+    if (t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
+  }
+  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
+    advance_floor(u, unit, admit);
+  u.last_admit = admit;
+  last_admit_ = admit;
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
   reserve_col(u, g, col, write, behind);
+  if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
   u.any_col = true;
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

@@ -155,8 +155,8 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
   // Past every column command and burst granted: nothing to check.
   if (!u.any_col || c >= u.col_max + col_clear_) return c;
-  // As for ACTs (find_act_near): the unit's checks first, then the group's; cycles up to the
-  // first that passes the unit's checks stay full for good.
+  // The unit's checks first, then the group's; cycles up to the first that passes the unit's
+  // checks stay full for good.
   uint64_t& busy_lo = u.col_busy_lo[write];
   uint64_t& busy_hi = u.col_busy_hi[write];
   if (c >= busy_lo && c < busy_hi) c = busy_hi;
