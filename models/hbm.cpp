@@ -26,6 +26,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
   for (uint64_t k = 0; tck_value_ != 0 && k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
     latency_.push_back(sc_core::sc_time::from_value(k * tck_value_));
+  latency_n_ = latency_.size();
   bus.bind(*this);
 }
 
@@ -58,13 +59,15 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
         controller_->schedule(offset, len, write, arrival_cycles, rows_);
     // An initiator that stalls on a full queue (npusim traffic --issue-width) asks when the
     // request was admitted.
-    if (auto* admit = trans.get_extension<HbmAdmitExtension>()) {
-      admit->arrival = arrival_cycles;
-      admit->admit = std::max(arrival_cycles, controller_->last_admit());
+    if (__builtin_expect(HbmAdmitExtension::any(), 0)) {
+      if (auto* admit = trans.get_extension<HbmAdmitExtension>()) {
+        admit->arrival = arrival_cycles;
+        admit->admit = std::max(arrival_cycles, controller_->last_admit());
+      }
     }
     // Arrived on a clock edge: the new delay is the old one plus the latency, from the table.
     const uint64_t latency = done_cycles - arrival_cycles;
-    if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_.size())
+    if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_n_)
       delay += latency_[latency];
     else
       delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);

@@ -4,6 +4,7 @@
 // the banks, so every access goes through b_transport.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -23,13 +24,30 @@ namespace npusim::models {
 // unit's transaction queue (HBM clock cycles), set by b_transport. The difference is how long
 // a full queue kept it at the door: an initiator that models a head-of-line stall
 // (npusim traffic --issue-width) offers its next request no earlier.
+// The objects alive are counted: while there are none, b_transport does not look for one on
+// the payload (an out-of-line call into the TLM library on every access otherwise).
 struct HbmAdmitExtension : tlm::tlm_extension<HbmAdmitExtension> {
   uint64_t arrival = 0, admit = 0;
+  HbmAdmitExtension() { live_.fetch_add(1, std::memory_order_relaxed); }
+  HbmAdmitExtension(const HbmAdmitExtension& o)
+      : tlm::tlm_extension<HbmAdmitExtension>(), arrival(o.arrival), admit(o.admit) {
+    live_.fetch_add(1, std::memory_order_relaxed);
+  }
+  HbmAdmitExtension& operator=(const HbmAdmitExtension& o) {
+    arrival = o.arrival, admit = o.admit;
+    return *this;
+  }
+  ~HbmAdmitExtension() override { live_.fetch_sub(1, std::memory_order_relaxed); }
   tlm::tlm_extension_base* clone() const override { return new HbmAdmitExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {
     const auto& o = static_cast<const HbmAdmitExtension&>(e);
     arrival = o.arrival, admit = o.admit;
   }
+  // Some HbmAdmitExtension exists (and so may be on a payload).
+  static bool any() { return live_.load(std::memory_order_relaxed) != 0; }
+
+ private:
+  static inline std::atomic<unsigned> live_{0};
 };
 
 // The module is its own forward interface: a plain target socket bound to it saves the
@@ -74,6 +92,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   DivideBy tck_div_;    // by tck_value_
   // latency_[k] = k cycles as an sc_time (sc_time::from_value is an out-of-line call).
   std::vector<sc_core::sc_time> latency_;
+  uint64_t latency_n_ = 0;  // latency_.size()
   // The cycles [bw_lo_, bw_hi_) whose completions land in bandwidth window bw_index_.
   uint64_t bw_lo_ = 1, bw_hi_ = 0;
   size_t bw_index_ = 0;

@@ -8,21 +8,32 @@
 namespace npusim::models {
 
 // b_transport: routed to the region's target with the address translated, and restored.
+// The route of the previous access is kept unpacked (bounds, translation, counter, target):
+// an access inside it needs no decode and no lookup.
 inline void Interconnect::route_blocking(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   ++stats_.requests;
   const uint64_t addr = trans.get_address();
-  const Region* r = map_.decode(addr, trans.get_data_length());
+  const uint64_t len = trans.get_data_length();
   delay += hop_;
-  if (r == nullptr) {
+  const HotRoute& h = hot_;
+  if (__builtin_expect(!h.contains(addr, len ? len : 1), 0) && !route_slow(addr, len)) {
     ++stats_.address_errors;
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  ++stats_.region_requests[region_index(r)];
-  trans.set_address(r->to_target(addr));
-  if (__builtin_expect(r->target >= blocking_.size(), 0)) bind_blocking();
-  blocking_[r->target]->b_transport(trans, delay);
+  ++*h.requests;
+  trans.set_address(addr + h.to_target);
+  h.target->b_transport(trans, delay);
   trans.set_address(addr);
+}
+
+bool Interconnect::route_slow(uint64_t addr, uint64_t len) {
+  const Region* r = map_.decode(addr, len);
+  if (r == nullptr) return false;
+  if (r->target >= blocking_.size()) bind_blocking();
+  hot_ = HotRoute{r->base, r->size, r->target_offset - r->base,
+                  &stats_.region_requests[region_index(r)], blocking_[r->target]};
+  return true;
 }
 
 // The forward interface of one initiator's binding: the interconnect's, plus the index.
@@ -75,6 +86,7 @@ void Interconnect::add_region(const std::string& name, uint64_t base, uint64_t s
                               unsigned target, uint64_t target_offset) {
   map_.add(Region{name, base, size, target, target_offset});
   stats_.region_requests.assign(map_.regions().size(), 0);
+  hot_ = HotRoute{};
 }
 
 void Interconnect::end_of_elaboration() {
@@ -97,6 +109,7 @@ void Interconnect::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
 }
 
 void Interconnect::bind_blocking() {
+  hot_ = HotRoute{};
   blocking_.clear();
   for (unsigned i = 0; i < mem.size(); ++i) blocking_.push_back(mem[static_cast<int>(i)]);
 }

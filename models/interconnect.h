@@ -111,6 +111,19 @@ class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<
   // that declares b_transport.
   std::vector<tlm::tlm_blocking_transport_if<>*> blocking_;
   void bind_blocking();
+  // The region of the last blocking access, unpacked for route_blocking (empty: none yet).
+  struct HotRoute {
+    uint64_t base = 1, size = 0;
+    uint64_t to_target = 0;  // target_offset - base, modulo 2^64
+    uint64_t* requests = nullptr;  // its counter in stats_.region_requests
+    tlm::tlm_blocking_transport_if<>* target = nullptr;
+    bool contains(uint64_t addr, uint64_t len) const {  // as Region::contains
+      return addr >= base && len <= size && addr - base <= size - len;
+    }
+  };
+  HotRoute hot_;
+  // Decodes [addr, addr + len) into hot_; false for an unmapped or straddling access.
+  bool route_slow(uint64_t addr, uint64_t len);
 
   InterconnectConfig cfg_;
   sc_core::sc_time hop_;

@@ -37,20 +37,20 @@ class SparseStore {
   uint64_t page_table_bytes() const { return pages_.capacity() * sizeof(pages_[0]); }
 
   // Copies bytes; the caller has checked that [offset, offset + n) lies inside the store.
-  // A 4-byte access inside one page (a core's load or store) is inline.
+  // An access of 4, 8, 16, 32 or 64 bytes inside one page (a core's word or vector, a burst,
+  // a traffic request) is inline: fixed-size copies, no call.
   void read(uint64_t offset, void* dst, size_t n) const {
     const uint64_t in_page = offset & (page_bytes_ - 1);
-    if (n == 4 && in_page <= page_bytes_ - 4) {
+    if (small(n) && in_page + n <= page_bytes_) {
       const uint64_t index = offset >> page_shift_;
-      uint32_t v;
       if (allocated(index)) {
-        std::memcpy(&v, pages_[index] + in_page, 4);
+        copy_small(dst, pages_[index] + in_page, n);
       } else {
         // The fill pattern from byte offset % 4 on: a rotation (shift 0 when aligned).
         const unsigned r = 8 * static_cast<unsigned>(offset & 3);
-        v = r ? (fill_ >> r) | (fill_ << (32 - r)) : fill_;
+        const uint32_t v = r ? (fill_ >> r) | (fill_ << (32 - r)) : fill_;
+        fill_small(dst, v, n);
       }
-      std::memcpy(dst, &v, 4);
       return;
     }
     read_any(offset, dst, n);
@@ -58,8 +58,8 @@ class SparseStore {
   void write(uint64_t offset, const void* src, size_t n) {
     const uint64_t in_page = offset & (page_bytes_ - 1);
     const uint64_t index = offset >> page_shift_;
-    if (n == 4 && in_page <= page_bytes_ - 4 && allocated(index)) {
-      std::memcpy(pages_[index] + in_page, src, 4);
+    if (small(n) && in_page + n <= page_bytes_ && allocated(index)) {
+      copy_small(pages_[index] + in_page, src, n);
       return;
     }
     write_any(offset, src, n);
@@ -88,6 +88,39 @@ class SparseStore {
   uint64_t page_bytes_;
   unsigned page_shift_;
   bool allocated(uint64_t index) const { return (allocated_[index >> 6] >> (index & 63)) & 1; }
+  // 4, 8, 16, 32 or 64 (page_bytes_ is at least 4; the callers check the page bounds).
+  static bool small(size_t n) {
+    constexpr uint64_t kSizes = (1ull << 3) | (1ull << 7) | (1ull << 15) | (1ull << 31) | (1ull << 63);
+    return n - 1 < 64 && ((kSizes >> (n - 1)) & 1);
+  }
+  static void copy_small(void* dst, const void* src, size_t n) {
+    switch (n) {
+      case 4: std::memcpy(dst, src, 4); break;
+      case 8: std::memcpy(dst, src, 8); break;
+      case 16: std::memcpy(dst, src, 16); break;
+      case 32: std::memcpy(dst, src, 32); break;
+      default: std::memcpy(dst, src, 64); break;
+    }
+  }
+  // n bytes of the 4-byte little-endian word v repeated (n: small()).
+  static void fill_small(void* dst, uint32_t v, size_t n) {
+    auto* d = static_cast<uint8_t*>(dst);
+    if (n == 4) {
+      std::memcpy(d, &v, 4);
+      return;
+    }
+    const uint64_t w = (uint64_t{v} << 32) | v;
+    switch (n) {
+      case 8: fill_words<1>(d, w); break;
+      case 16: fill_words<2>(d, w); break;
+      case 32: fill_words<4>(d, w); break;
+      default: fill_words<8>(d, w); break;
+    }
+  }
+  template <size_t Words>
+  static void fill_words(uint8_t* d, uint64_t w) {
+    for (size_t i = 0; i < Words; ++i) std::memcpy(d + 8 * i, &w, 8);
+  }
 
   std::vector<uint8_t*> pages_;  // nullptr: not allocated
   struct Slab {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -193,11 +194,22 @@ class TrafficGenerator : public sc_core::sc_module {
     t.set_data_length(static_cast<unsigned>(s_.size));
     t.set_streaming_width(static_cast<unsigned>(s_.size));
     t.set_byte_enable_ptr(nullptr);
+    // The setup in locals: the loop's b_transport is an opaque call, after which members
+    // would be read again.
     const uint64_t clk = static_cast<uint64_t>(s_.clock.value());
     const double clk_ps = s_.clock.to_seconds() * 1e12;
+    const uint64_t requests = s_.requests, outstanding = s_.outstanding;
+    const uint64_t issue_width = s_.issue_width, size = s_.size;
+    const double read_ratio = s_.read_ratio;
+    const std::optional<double> rate = s_.rate;
     CompletionRing in_flight;
-    models::HbmAdmitExtension admit;
-    if (s_.issue_width != 0) t.set_extension(&admit);
+    // The admission extension only with an issue width: without one alive, the HBM does not
+    // look for it (models/hbm.h).
+    std::optional<models::HbmAdmitExtension> admit;
+    if (issue_width != 0) {
+      admit.emplace();
+      t.set_extension(&*admit);
+    }
     x_ = s_.seed * 0x9E3779B97F4A7C15ull + 1;
     slots_ = s_.span / s_.size;
     seq_slot_ = stride_offset_ = 0;
@@ -211,62 +223,73 @@ class TrafficGenerator : public sc_core::sc_module {
     uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
     uint64_t next_sync = static_cast<uint64_t>(qk.next_sync_point());
     const models::DivideBy per_clk(clk);
+    // k clock cycles as an sc_time, for the delays on the clock grid (sc_time::from_value is
+    // an out-of-line call).
+    std::vector<sc_time> cycles_time;
+    for (uint64_t k = 0; k < 4096 && k * clk / clk == k; ++k)
+      cycles_time.push_back(sc_time::from_value(k * clk));
+    const uint64_t cycles_n = cycles_time.size();
     uint64_t prev_issue = 0;
     uint64_t edge = 0;      // --issue-width: the clock edge of the previous request
     uint64_t on_edge = 0;   // and how many went out on it
-    auto finish = [&](uint64_t first, uint64_t last) {
+    uint64_t first = 0, last = 0, done_requests = 0;
+    auto finish = [&] {
       first_issue = sc_time::from_value(first);
       last_done = sc_time::from_value(last);
+      completed = done_requests;
+      bytes = done_requests * size;
+      if (admit) t.clear_extension(&*admit);
     };
-    uint64_t first = 0, last = 0;
-    for (uint64_t i = 0; i < s_.requests; ++i) {
+    for (uint64_t i = 0; i < requests; ++i) {
       if ((i & 255) == 0) {  // every 256 requests: the progress line, and a stop on SIGINT/SIGTERM
         if (interrupted()) break;  // the requests so far are the measurement
         s_.progress->update(i, static_cast<double>(prev_issue) / 1e3);
       }
       uint64_t issue = prev_issue;
-      if (s_.outstanding != 0 && in_flight.size() >= s_.outstanding)
+      if (outstanding != 0 && in_flight.size() >= outstanding)
         issue = std::max(issue, in_flight.pop() * clk);
-      if (s_.rate) {
-        const double at_ps = static_cast<double>(i) / *s_.rate * clk_ps;
+      if (rate) {
+        const double at_ps = static_cast<double>(i) / *rate * clk_ps;
         issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
       }
-      if (s_.issue_width != 0) {
+      if (issue_width != 0) {
         const uint64_t c = std::max(per_clk.ceil(issue),
-                                    on_edge >= s_.issue_width ? edge + 1 : edge);
+                                    on_edge >= issue_width ? edge + 1 : edge);
         issue = c * clk;
       }
       const bool read =
-          s_.read_ratio >= 1.0 ||
-          (s_.read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < s_.read_ratio);
+          read_ratio >= 1.0 ||
+          (read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < read_ratio);
       const uint64_t addr = address(i);
       t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
       t.set_address(addr);
       t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       t.set_dmi_allowed(false);  // a reused payload: the last target may have set the hint
-      admit.arrival = admit.admit = 0;
-      sc_time delay = sc_time::from_value(issue - now);
+      if (admit) admit->arrival = admit->admit = 0;
+      const uint64_t ahead = issue - now;
+      const uint64_t ahead_cycles = per_clk.floor(ahead);
+      sc_time delay = ahead_cycles * clk == ahead && ahead_cycles < cycles_n
+                          ? cycles_time[ahead_cycles]
+                          : sc_time::from_value(ahead);
       mem->b_transport(t, delay);
       if (!t.is_response_ok()) {
-        if (s_.issue_width != 0) t.clear_extension(&admit);
         error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
-                            read ? "read" : "write", s_.size, addr, t.get_response_string());
-        finish(first, last);
+                            read ? "read" : "write", size, addr, t.get_response_string());
+        finish();
         return;
       }
       const uint64_t done = now + static_cast<uint64_t>(delay.value());
       // A full queue kept the request waiting: it went in `stall` cycles after it was offered,
       // and the next one is offered no earlier (head-of-line).
-      const uint64_t stall = admit.admit - admit.arrival;
+      const uint64_t stall = admit ? admit->admit - admit->arrival : 0;
       const uint64_t accepted = issue + stall * clk;
       if (i == 0) first = issue;
       last = std::max(last, done);
-      bytes += s_.size;
-      ++completed;
+      ++done_requests;
       latency_cycles.record(per_clk.ceil(done - accepted));
-      if (s_.outstanding != 0) in_flight.push(per_clk.ceil(done));
+      if (outstanding != 0) in_flight.push(per_clk.ceil(done));
       prev_issue = accepted;
-      if (s_.issue_width != 0) {
+      if (issue_width != 0) {
         const uint64_t c = per_clk.floor(accepted);
         on_edge = c == edge ? on_edge + 1 : 1;
         edge = c;
@@ -279,8 +302,7 @@ class TrafficGenerator : public sc_core::sc_module {
         next_sync = static_cast<uint64_t>(qk.next_sync_point());
       }
     }
-    finish(first, last);
-    if (s_.issue_width != 0) t.clear_extension(&admit);
+    finish();
   }
 
   Setup s_;

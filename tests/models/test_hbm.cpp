@@ -228,3 +228,44 @@ TEST_CASE("hbm: nb_transport completes at once, with b_transport's data and dela
   CHECK(p.cpu.mem->nb_transport_fw(t, phase, d_nb) == tlm::TLM_COMPLETED);
   CHECK(t.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
+
+TEST_CASE("hbm: the admission extension reports a wait at a full queue", "[hbm]") {
+  // Sixteen 64-byte reads at once to one unit with a queue of 2: the first two get in on
+  // arrival, later ones wait for a leave. b_transport looks for the extension only while one
+  // exists (HbmAdmitExtension::any()): it must still find it.
+  CHECK_FALSE(HbmAdmitExtension::any());
+  MemoryConfig c;
+  c.hbm.queue_depth = 2;
+  Platform p(c);
+  uint8_t buf[64];
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_READ_COMMAND);
+  t.set_data_ptr(buf);
+  t.set_data_length(64);
+  t.set_streaming_width(64);
+  uint64_t waits = 0, first_arrival = 0;
+  {
+    HbmAdmitExtension admit;
+    CHECK(HbmAdmitExtension::any());
+    t.set_extension(&admit);
+    for (uint64_t i = 0; i < 16; ++i) {
+      admit.arrival = admit.admit = 0;
+      t.set_address(kHbm);  // one bank: the queue fills
+      t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_time d = sc_core::SC_ZERO_TIME;
+      p.cpu.mem->b_transport(t, d);
+      REQUIRE(t.is_response_ok());
+      if (i == 0) first_arrival = admit.arrival;
+      CHECK(admit.arrival == first_arrival);
+      CHECK(admit.admit >= admit.arrival);
+      if (admit.admit > admit.arrival) ++waits;
+    }
+    CHECK(first_arrival > 0);  // the interconnect's hop, in HBM cycles
+    CHECK(waits > 0);
+    auto* copy = admit.clone();
+    CHECK(HbmAdmitExtension::any());
+    copy->free();
+    t.clear_extension(&admit);
+  }
+  CHECK_FALSE(HbmAdmitExtension::any());
+}

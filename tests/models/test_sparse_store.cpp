@@ -144,17 +144,38 @@ TEST_CASE("sparse store: reads agree with a flat model of the memory", "[store]"
         }
         case 2: check_read(o, n); break;
         case 3: {
-          // Word accesses (the inline path), at any byte offset: unaligned, at a page's
-          // last bytes, across two pages, to untouched pages.
-          const uint64_t w = rnd(4) == 0 ? (1 + rnd(size / page - 1)) * page - rnd(6) : o;
-          if (rnd(2)) write(w, 4);
-          check_read(w, 4);
-          check_read(w + 1, 4);
+          // 4- to 64-byte accesses (the inline path), at any byte offset: unaligned, at a
+          // page's last bytes, across two pages, to untouched pages.
+          const uint64_t k = uint64_t{4} << rnd(5);  // 4, 8, 16, 32, 64
+          const uint64_t w = rnd(4) == 0 ? (1 + rnd(size / page - 1)) * page - rnd(k + 2) : o;
+          if (rnd(2)) write(w, k);
+          check_read(w, k);
+          check_read(w + 1, k);
+          check_read(w + 3, k);
           break;
         }
         default: write(o, n); break;
       }
     }
     check_read(0, size);
+  }
+}
+
+TEST_CASE("sparse store: small accesses on pages smaller than the access", "[store]") {
+  // 4- and 8-byte pages: an 8- to 64-byte access spans pages and must not take the in-page
+  // path; the fill pattern continues across untouched pages.
+  for (uint64_t page : {4u, 8u}) {
+    SparseStore s(4096, 0xA1B2C3D4u, page);
+    uint8_t in[64], out[64];
+    for (int i = 0; i < 64; ++i) in[i] = static_cast<uint8_t>(i + 1);
+    for (uint64_t n : {8u, 16u, 32u, 64u}) {
+      s.read(8 * n + 1, out, n);
+      for (uint64_t i = 0; i < n; ++i)
+        REQUIRE(out[i] == static_cast<uint8_t>(0xA1B2C3D4u >> (8 * ((8 * n + 1 + i) & 3))));
+      s.write(1024 + 32 * n, in, n);
+      std::memset(out, 0, sizeof out);
+      s.read(1024 + 32 * n, out, n);
+      REQUIRE(std::memcmp(in, out, n) == 0);
+    }
   }
 }
