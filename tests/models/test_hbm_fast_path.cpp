@@ -11,16 +11,14 @@
 
 #include "models/hbm/frfcfs.h"
 #include "models/memory_config.h"
+#include "tests/models/hbm_trace.h"
 
 using namespace npusim::models;
+using npusim::models::test::check_same;
+using npusim::models::test::Trace;
+using npusim::models::test::use_ds3_mapping;
 
 namespace {
-
-struct Trace {
-  std::vector<uint64_t> done, admit;
-  RowCounts rows;
-  uint64_t refreshes = 0, fast = 0;
-};
 
 // Two initiators: a core walking an array in 4-byte loads (each issued when the last one
 // completes, now and then jumping elsewhere) and a DMA-like one with requests of 4 B to 2 KiB
@@ -98,19 +96,13 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
       cfg.write_queue_depth = k.write_queue_depth;
       cfg.row_hit_cap = k.row_hit_cap;
       if (k.ds3_mapping)
-        cfg.mapping = {AddrField::kRow, AddrField::kBankGroup, AddrField::kBank,
-                       AddrField::kChannel, AddrField::kColumn};
+        use_ds3_mapping(cfg);
       const Trace on = replay(cfg, true, seed, 40000);
       // Off, and off with the search shortcuts off too (the fast path takes some of them).
       for (const bool shortcuts : {true, false}) {
         const Trace off = replay(cfg, false, seed, 40000, shortcuts);
         INFO("shortcuts " << shortcuts);
-        REQUIRE(on.done.size() == off.done.size());
-        uint64_t differ = 0;
-        for (size_t i = 0; i < on.done.size(); ++i)
-          differ += on.done[i] != off.done[i] || on.admit[i] != off.admit[i];
-        CHECK(differ == 0);
-        for (unsigned r = 0; r < 3; ++r) CHECK(on.rows.n[r] == off.rows.n[r]);
+        check_same(on, off);
         CHECK(on.refreshes == off.refreshes);
         CHECK(off.fast == 0);
       }
@@ -203,16 +195,10 @@ TEST_CASE("hbm controller: the fast path changes no completion on saturated stre
       cfg.queue_depth = k.queue_depth;
       cfg.bank_queue_depth = k.bank_queue_depth;
       if (k.ds3_mapping)
-        cfg.mapping = {AddrField::kRow, AddrField::kBankGroup, AddrField::kBank,
-                       AddrField::kChannel, AddrField::kColumn};
+        use_ds3_mapping(cfg);
       const Trace on = saturated(cfg, true, seed, 20000, k.write_every);
       const Trace off = saturated(cfg, false, seed, 20000, k.write_every);
-      REQUIRE(on.done.size() == off.done.size());
-      uint64_t differ = 0;
-      for (size_t i = 0; i < on.done.size(); ++i)
-        differ += on.done[i] != off.done[i] || on.admit[i] != off.admit[i];
-      CHECK(differ == 0);
-      for (unsigned r = 0; r < 3; ++r) CHECK(on.rows.n[r] == off.rows.n[r]);
+      check_same(on, off);
       CHECK(on.refreshes == off.refreshes);
       CHECK(off.fast == 0);
       // Most bursts are row hits that wait in the queues: the fast path takes them.

@@ -11,15 +11,14 @@
 
 #include "models/hbm/frfcfs.h"
 #include "models/memory_config.h"
+#include "tests/models/hbm_trace.h"
 
 using namespace npusim::models;
+using npusim::models::test::check_same;
+using npusim::models::test::Trace;
+using npusim::models::test::use_ds3_mapping;
 
 namespace {
-
-struct Trace {
-  std::vector<uint64_t> done, admit;
-  RowCounts rows;
-};
 
 // Up to 8 requests offered per cycle, held back by a full queue (`npusim traffic
 // --issue-width 8`); writes with probability 1 - read_ratio; random offsets, or a stride.
@@ -54,19 +53,12 @@ namespace {
 void require_same(const HbmConfig& cfg, uint64_t stride, double read_ratio, uint64_t n = 30000) {
   const Trace on = replay(cfg, true, stride, read_ratio, n);
   const Trace off = replay(cfg, false, stride, read_ratio, n);
-  REQUIRE(on.done.size() == off.done.size());
-  uint64_t differ = 0;
-  for (size_t i = 0; i < on.done.size(); ++i)
-    differ += on.done[i] != off.done[i] || on.admit[i] != off.admit[i];
-  CHECK(differ == 0);
-  for (unsigned r = 0; r < 3; ++r) CHECK(on.rows.n[r] == off.rows.n[r]);
+  check_same(on, off);
 }
 
-// DRAMsim3's rorabgbachco: consecutive bursts share a row, 32 of them, then the channel.
 HbmConfig ds3_mapping() {
   HbmConfig cfg;
-  cfg.mapping = {AddrField::kRow, AddrField::kBankGroup, AddrField::kBank, AddrField::kChannel,
-                 AddrField::kColumn};
+  use_ds3_mapping(cfg);
   return cfg;
 }
 
