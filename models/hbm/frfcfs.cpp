@@ -303,18 +303,8 @@ uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
       // A read finds the unit idle (no command pending) with writes waiting: drain them.
       if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
     }
-    // A row hit with nothing in its way (models/hbm/frfcfs_hit.cpp).
-    uint64_t fast_done = 0;
-    // (A row miss, the common case of random traffic, does not even make the call.)
-    if (fast_ && banks_[last_bank_].open_row == last_row_ &&
-        hit_fast(last_bank_, write, arrival_cycles, fast_done)) {
-      done = std::max(done, fast_done);
-      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
-      continue;
-    }
-    RowOutcome out = RowOutcome::kMiss;
-    done = std::max(done, burst(last_bank_, last_row_, write, arrival_cycles, out, false));
-    ++rows.n[static_cast<unsigned>(out)];
+    // A row hit with nothing in its way takes the fast path (models/hbm/frfcfs_hit.cpp).
+    done = std::max(done, serve(last_bank_, last_row_, write, arrival_cycles, rows));
   }
   return done;
 }

@@ -105,6 +105,20 @@ class FrFcfsController final : public Controller {
   };
   uint64_t burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival, RowOutcome& out,
                  bool drained);
+  // One burst of schedule() or schedule_run(): the fast path when it takes it (a row miss does
+  // not even make the call), else burst(); counts its row outcome.
+  __attribute__((always_inline)) uint64_t serve(uint32_t bank, uint32_t row, bool write,
+                                                uint64_t arrival, RowCounts& rows) {
+    uint64_t done = 0;
+    if (fast_ && banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
+      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
+      return done;
+    }
+    RowOutcome out = RowOutcome::kMiss;
+    done = burst(bank, row, write, arrival, out, false);
+    ++rows.n[static_cast<unsigned>(out)];
+    return done;
+  }
   void drain(Unit& u, uint64_t t, RowCounts& rows);
   // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
   // write buffer (admitted when it entered it), as burst().

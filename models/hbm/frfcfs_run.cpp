@@ -121,15 +121,7 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
       }
       r.req = 0;  // the other path may change the unit: work its facts out again
     }
-    uint64_t fast_done = 0;
-    if (banks_[bank].open_row == row && hit_fast(bank, write, arrival, fast_done)) {
-      done = std::max(done, fast_done);
-      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
-      continue;
-    }
-    RowOutcome out = RowOutcome::kMiss;
-    done = std::max(done, burst(bank, row, write, arrival, out, false));
-    ++rows.n[static_cast<unsigned>(out)];
+    done = std::max(done, serve(bank, row, write, arrival, rows));
   }
   last_burst_ = last, last_bank_ = bank, last_row_ = row;  // as schedule()'s decode
   rows.n[static_cast<unsigned>(RowOutcome::kHit)] += hits;
