@@ -272,41 +272,4 @@ void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
   u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len, bool write,
-                                    uint64_t arrival_cycles, RowCounts& rows) {
-  const uint64_t bsz = uint64_t{1} << burst_shift_;
-  uint64_t done = arrival_cycles;
-  // Several bursts, not posted to a write buffer: the multi-burst path (frfcfs_run.cpp).
-  if (fast_ && len != 0 && (offset + len - 1) >> burst_shift_ != offset >> burst_shift_ &&
-      !(write && cfg_.write_queue_depth != 0))
-    return schedule_run(offset, len, write, arrival_cycles, rows);
-  for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) {
-    // Consecutive accesses to one burst (a core reading an array) decode once.
-    if (a >> burst_shift_ != last_burst_) {
-      last_burst_ = a >> burst_shift_;
-      last_bank_ = bank_index(a);
-      last_row_ = row_of(a);
-    }
-    if (cfg_.write_queue_depth != 0) {
-      Unit& u = units_[last_bank_ >> banks_bits_];
-      const uint64_t t = std::max(arrival_cycles, u.last_admit);
-      if (write) {
-        // Posted: the write is done for its initiator once in the buffer; a buffer at its
-        // high watermark is drained (down to the low watermark) first.
-        if (u.writes.size() >= write_high_) drain(u, t, rows);
-        u.writes.push_back(PendingWrite{last_bank_, last_row_});
-        u.last_admit = t;
-        last_admit_ = t;
-        done = std::max(done, t + 1);
-        continue;
-      }
-      // A read finds the unit idle (no command pending) with writes waiting: drain them.
-      if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
-    }
-    // A row hit with nothing in its way takes the fast path (models/hbm/frfcfs_hit.cpp).
-    done = std::max(done, serve(last_bank_, last_row_, write, arrival_cycles, rows));
-  }
-  return done;
-}
-
 }  // namespace npusim::models::hbm

@@ -89,4 +89,51 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   return true;
 }
 
+// Here rather than in frfcfs.cpp so that the fast path (hit_fast() and its reservations) is
+// inlined (`flatten`): nearly every request of a core's loads or of a saturated sequential
+// stream is one burst that takes it, and the call, its saved registers and its result through
+// memory were ~25 instructions of it. burst(), drain() and the multi-burst path stay calls.
+__attribute__((flatten)) uint64_t FrFcfsController::schedule(uint64_t offset, uint64_t len,
+                                                             bool write, uint64_t arrival_cycles,
+                                                             RowCounts& rows) {
+  const unsigned shift = burst_shift_;
+  // One burst of the request at `a`: posted to the write buffer (its completion is the
+  // cycle after it gets in), or served.
+  auto one = [&](uint64_t a) -> uint64_t {
+    // Consecutive accesses to one burst (a core reading an array) decode once.
+    if (a >> shift != last_burst_) {
+      last_burst_ = a >> shift;
+      last_bank_ = bank_index(a);
+      last_row_ = row_of(a);
+    }
+    if (cfg_.write_queue_depth != 0) {
+      Unit& u = units_[last_bank_ >> banks_bits_];
+      const uint64_t t = std::max(arrival_cycles, u.last_admit);
+      if (write) {
+        // Posted: the write is done for its initiator once in the buffer; a buffer at its
+        // high watermark is drained (down to the low watermark) first.
+        if (u.writes.size() >= write_high_) drain(u, t, rows);
+        u.writes.push_back(PendingWrite{last_bank_, last_row_});
+        u.last_admit = t;
+        last_admit_ = t;
+        return t + 1;
+      }
+      // A read finds the unit idle (no command pending) with writes waiting: drain them.
+      if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);
+    }
+    // A row hit with nothing in its way takes the fast path (hit_fast above).
+    return serve(last_bank_, last_row_, write, arrival_cycles, rows);
+  };
+  // The common case first: a request inside one burst, with no loop around it.
+  if (len != 0 && (offset + len - 1) >> shift == offset >> shift)
+    return std::max(arrival_cycles, one(offset));
+  // Several bursts, not posted to a write buffer: the multi-burst path (frfcfs_run.cpp).
+  if (fast_ && len != 0 && !(write && cfg_.write_queue_depth != 0))
+    return schedule_run(offset, len, write, arrival_cycles, rows);
+  const uint64_t bsz = uint64_t{1} << shift;
+  uint64_t done = arrival_cycles;
+  for (uint64_t a = offset & ~(bsz - 1); a < offset + len; a += bsz) done = std::max(done, one(a));
+  return done;
+}
+
 }  // namespace npusim::models::hbm
