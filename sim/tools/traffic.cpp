@@ -230,6 +230,12 @@ class TrafficGenerator : public sc_core::sc_module {
       cycles_time.push_back(sc_time::from_value(k * clk));
     const uint64_t cycles_n = cycles_time.size();
     uint64_t prev_issue = 0;
+    // Without --rate every issue time is on the clock grid (a completion rounded up, the
+    // previous admission, an issue-width edge) and so is the simulation time (the quantum
+    // keeper syncs to an admission): the loop then keeps the cycle counts as well (issue_c,
+    // now_c) and divides once a request (the completion) instead of three times.
+    uint64_t prev_c = 0, now_c = per_clk.floor(now);
+    bool on_grid = !rate && now_c * clk == now;
     uint64_t edge = 0;      // --issue-width: the clock edge of the previous request
     uint64_t on_edge = 0;   // and how many went out on it
     uint64_t first = 0, last = 0, done_requests = 0;
@@ -245,17 +251,23 @@ class TrafficGenerator : public sc_core::sc_module {
         if (interrupted()) break;  // the requests so far are the measurement
         s_.progress->update(i, static_cast<double>(prev_issue) / 1e3);
       }
-      uint64_t issue = prev_issue;
-      if (outstanding != 0 && in_flight.size() >= outstanding)
-        issue = std::max(issue, in_flight.pop() * clk);
-      if (rate) {
+      uint64_t issue = prev_issue, issue_c = prev_c;  // (issue_c: on the grid only)
+      if (on_grid) {
+        if (outstanding != 0 && in_flight.size() >= outstanding)
+          issue_c = std::max(issue_c, in_flight.pop());
+        if (issue_width != 0)
+          issue_c = std::max(issue_c, on_edge >= issue_width ? edge + 1 : edge);
+        issue = issue_c * clk;
+      } else {
+        if (outstanding != 0 && in_flight.size() >= outstanding)
+          issue = std::max(issue, in_flight.pop() * clk);
         const double at_ps = static_cast<double>(i) / *rate * clk_ps;
         issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
-      }
-      if (issue_width != 0) {
-        const uint64_t c = std::max(per_clk.ceil(issue),
-                                    on_edge >= issue_width ? edge + 1 : edge);
-        issue = c * clk;
+        if (issue_width != 0) {
+          const uint64_t c = std::max(per_clk.ceil(issue),
+                                      on_edge >= issue_width ? edge + 1 : edge);
+          issue = c * clk;
+        }
       }
       const bool read =
           read_ratio >= 1.0 ||
@@ -267,8 +279,8 @@ class TrafficGenerator : public sc_core::sc_module {
       t.set_dmi_allowed(false);  // a reused payload: the last target may have set the hint
       if (admit) admit->arrival = admit->admit = 0;
       const uint64_t ahead = issue - now;
-      const uint64_t ahead_cycles = per_clk.floor(ahead);
-      sc_time delay = ahead_cycles * clk == ahead && ahead_cycles < cycles_n
+      const uint64_t ahead_cycles = on_grid ? issue_c - now_c : per_clk.floor(ahead);
+      sc_time delay = (on_grid || ahead_cycles * clk == ahead) && ahead_cycles < cycles_n
                           ? cycles_time[ahead_cycles]
                           : sc_time::from_value(ahead);
       mem->b_transport(t, delay);
@@ -286,11 +298,15 @@ class TrafficGenerator : public sc_core::sc_module {
       if (i == 0) first = issue;
       last = std::max(last, done);
       ++done_requests;
-      latency_cycles.record(per_clk.ceil(done - accepted));
-      if (outstanding != 0) in_flight.push(per_clk.ceil(done));
+      const uint64_t done_c = per_clk.ceil(done);
+      // ceil((done - accepted) / clk) = ceil(done / clk) - accepted / clk on the grid.
+      const uint64_t accepted_c = on_grid ? issue_c + stall : 0;
+      latency_cycles.record(on_grid ? done_c - accepted_c : per_clk.ceil(done - accepted));
+      if (outstanding != 0) in_flight.push(done_c);
       prev_issue = accepted;
+      prev_c = accepted_c;
       if (issue_width != 0) {
-        const uint64_t c = per_clk.floor(accepted);
+        const uint64_t c = on_grid ? accepted_c : per_clk.floor(accepted);
         on_edge = c == edge ? on_edge + 1 : 1;
         edge = c;
       }
@@ -299,6 +315,8 @@ class TrafficGenerator : public sc_core::sc_module {
         qk.set(sc_time::from_value(accepted - now));
         qk.sync();
         now = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+        now_c = per_clk.floor(now);
+        on_grid = on_grid && now_c * clk == now;  // (it stays: the sync is to an admission)
         next_sync = static_cast<uint64_t>(qk.next_sync_point());
       }
     }
