@@ -23,17 +23,15 @@ class CycleSet {
   // The marks of block `blk` (cycles [64 blk, 64 blk + 64)): bit j is cycle 64 blk + j.
   uint64_t block(uint64_t blk) const {
     const Word& w = words_[blk & mask_];
-    return w.bits & (uint64_t{0} - (w.block == blk));  // (branch-free, as put())
+    return w.block == blk ? w.bits : 0;
   }
   // Marks the cycles [lo, hi).
-  __attribute__((always_inline)) void set_range(uint64_t lo, uint64_t hi) {
-    if (hi - lo - 1 >= 64) return set_long(lo, hi);
-    // 1 to 64 cycles (the common case): two words, with no branch on where the range falls.
-    const uint64_t b0 = lo >> 6, b1 = (hi - 1) >> 6;
-    const uint64_t m0 = ~uint64_t{0} << (lo & 63), m1 = ~uint64_t{0} >> (63 - ((hi - 1) & 63));
-    const bool same = b0 == b1;  // within one word: both puts mark the same cycles
-    put(b0, same ? m0 & m1 : m0);
-    put(b1, same ? m0 & m1 : m1);
+  void set_range(uint64_t lo, uint64_t hi) {
+    if (lo >= hi) return;
+    const uint64_t last = (hi - 1) >> 6;
+    uint64_t blk = lo >> 6, m = ~uint64_t{0} << (lo & 63);
+    for (; blk < last; ++blk, m = ~uint64_t{0}) put(blk, m);
+    put(last, m & ~uint64_t{0} >> (63 - ((hi - 1) & 63)));
   }
 
  private:
@@ -41,17 +39,9 @@ class CycleSet {
     uint64_t block = UINT64_MAX;
     uint64_t bits = 0;
   };
-  void set_long(uint64_t lo, uint64_t hi) {  // set_range() of more than 64 cycles, or none
-    if (lo >= hi) return;
-    const uint64_t last = (hi - 1) >> 6;
-    uint64_t blk = lo >> 6, m = ~uint64_t{0} << (lo & 63);
-    for (; blk < last; ++blk, m = ~uint64_t{0}) put(blk, m);
-    put(last, m & ~uint64_t{0} >> (63 - ((hi - 1) & 63)));
-  }
   void put(uint64_t blk, uint64_t m) {
     Word& w = words_[blk & mask_];
-    // Branch-free (blocks change often; a ?: here compiles to a jump).
-    w.bits = (w.bits & (uint64_t{0} - (w.block == blk))) | m;
+    w.bits = (w.block == blk ? w.bits : 0) | m;  // branch-free: blocks change often
     w.block = blk;
   }
   std::vector<Word> words_;

@@ -83,7 +83,7 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
   // (No ACT within tFAW of x when it is tFAW past every one: a stream at one outstanding.)
   if (faw != 0 && u.any_act && x < u.act_max + faw) {
     // b1..b3, a1..a3: how far before and after x its nearest ACTs within tFAW lie (at most
-    // three on each side, as the ones granted keep tFAW with x); tFAW or more if there is none.
+    // three on each side, as the ones granted keep tFAW with x); 2 tFAW if there is none.
     const uint64_t none = 2 * faw;
     uint64_t b1 = none, b2 = none, b3 = none, a1 = none, a2 = none, a3 = none;
     if (faw <= 64) {  // two words of the timeline hold them all
@@ -93,27 +93,24 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
       const uint64_t xb = x >> 6, off = x & 63;
       const uint64_t w0 = u.act.block_bits(xb - 1), w1 = u.act.block_bits(xb),
                      w2 = u.act.block_bits(xb + 1);
-      // (<< (63 - off) << 1: a shift by 64 - off that gives 0 at off == 0, with no branch.)
-      const uint64_t below = w0 >> off | w1 << (63 - off) << 1;
-      const uint64_t above = w1 >> off | w2 << (63 - off) << 1;
-      // Branch-free (the gaps are random data): a sentinel bit that no ACT within tFAW can
-      // hold reads as a gap of 64 >= tFAW, which takes part in no run below.
-      // left: bits 65 - tFAW .. 63 are x - tFAW + 1 .. x - 1; bit 0 (x - 64) is the sentinel.
-      uint64_t left = below & ~low(65 - faw);
-      auto pop_left = [&left, &top]() {
-        const unsigned t = top(left | 1);
-        left &= ~(uint64_t{1} << t);
-        return uint64_t{64} - t;
-      };
-      b1 = pop_left(), b2 = pop_left(), b3 = pop_left();
-      // right: bit j is x + 1 + j, for x + 1 .. x + tFAW - 1 (j <= 62); bit 63 the sentinel.
-      uint64_t right = above >> 1 & low(faw - 1);
-      auto pop_right = [&right]() {
-        const uint64_t j = static_cast<uint64_t>(__builtin_ctzll(right | uint64_t{1} << 63));
-        right &= right - 1;
-        return j + 1;
-      };
-      a1 = pop_right(), a2 = pop_right(), a3 = pop_right();
+      const uint64_t below = off == 0 ? w0 : w0 >> off | w1 << (64 - off);
+      const uint64_t above = off == 0 ? w1 : w1 >> off | w2 << (64 - off);
+      uint64_t left = below & ~low(65 - faw);  // (x - faw, x)
+      if (left != 0) {
+        b1 = 64 - top(left), left &= ~(uint64_t{1} << (64 - b1));
+        if (left != 0) {
+          b2 = 64 - top(left), left &= ~(uint64_t{1} << (64 - b2));
+          if (left != 0) b3 = 64 - top(left);
+        }
+      }
+      uint64_t right = above & low(faw) & ~uint64_t{1};  // (x, x + faw)
+      if (right != 0) {
+        a1 = static_cast<uint64_t>(__builtin_ctzll(right)), right &= right - 1;
+        if (right != 0) {
+          a2 = static_cast<uint64_t>(__builtin_ctzll(right)), right &= right - 1;
+          if (right != 0) a3 = static_cast<uint64_t>(__builtin_ctzll(right));
+        }
+      }
     } else {
       uint64_t d[6] = {none, none, none, none, none, none}, after[3];
       const uint64_t from = lo_of(x, faw);
@@ -129,22 +126,17 @@ void FrFcfsController::mark_act(Unit& u, Group& g, uint64_t x) const {
       b1 = d[0], b2 = d[1], b3 = d[2], a1 = d[3], a2 = d[4], a3 = d[5];
     }
     // The four runs of four that hold x, each from its first ACT f to its last l: when it
-    // spans less than tFAW, no ACT may go in [l - tFAW, f + tFAW] (open ends). All hold x, so
-    // the union of those ranges is the one from the run whose l lies nearest after x (least
-    // `after`) to the one whose f lies nearest before it (least `before`); tFAW for none
-    // gives an empty range. Branch-free: the gaps are random data.
-    uint64_t min_after = faw, min_before = faw;
+    // spans less than tFAW, no ACT may go in [l - tFAW, f + tFAW] (open ends).
     auto run = [&](uint64_t before, uint64_t after) {
-      const bool on = before + after < faw;
-      min_after = std::min(min_after, on ? after : faw);
-      min_before = std::min(min_before, on ? before : faw);
+      if (before + after < faw) {
+        lo = std::min(lo, lo_of(x + after, faw));
+        hi = std::max(hi, x - before + faw);
+      }
     };
     run(b3, 0);
     run(b2, a1);
     run(b1, a2);
     run(0, a3);
-    lo = std::min(lo, lo_of(x + min_after, faw));
-    hi = std::max(hi, x + faw - min_before);
   }
   u.act_full.set_range(lo, hi);
 }

@@ -38,9 +38,7 @@ class Timeline {
   // whose floor moves with this one's).
   void put(uint64_t c) {
     Word& w = words_[(c >> 6) & mask_];
-    // Branch-free (blocks change often; a ?: here compiles to a jump): the word's bits if it
-    // holds this block, else none.
-    const uint64_t keep = w.bits & (uint64_t{0} - (w.block == c >> 6));
+    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;  // branch-free: blocks change often
     w.bits = keep | uint64_t{1} << (c & 63);
     w.block = c >> 6;
   }
@@ -96,7 +94,7 @@ class Timeline {
   };
   uint64_t bits(uint64_t c) const {  // the word of cycle c, empty if it holds another block
     const Word& w = words_[(c >> 6) & mask_];
-    return w.bits & (uint64_t{0} - (w.block == c >> 6));  // (branch-free, as put())
+    return w.block == c >> 6 ? w.bits : 0;
   }
   std::vector<Word> words_;
   uint64_t mask_ = 1;
