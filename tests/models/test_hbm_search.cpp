@@ -125,6 +125,11 @@ TEST_CASE("hbm controller: the search shortcuts change no completion under the o
        [](HbmConfig& c) { c.tFAW = 80, c.write_queue_depth = 32; }},
       {"tFAW 70, tRRD 2 / 3, random", 0, 1.0,
        [](HbmConfig& c) { c.tFAW = 70, c.tRRD_S = 2, c.tRRD_L = 3; }},
+      // tFAW 64 and 40: the branch-free neighbour search's sentinels at and below its bound.
+      {"tFAW 64, tRRD 2 / 3, random", 0, 1.0,
+       [](HbmConfig& c) { c.tFAW = 64, c.tRRD_S = 2, c.tRRD_L = 3; }},
+      {"tFAW 40, tRRD 3 / 5, random 2:1", 0, 0.6666667,
+       [](HbmConfig& c) { c.tFAW = 40, c.tRRD_S = 3, c.tRRD_L = 5; }},
       {"no tFAW, random", 0, 1.0, [](HbmConfig& c) { c.tFAW = 0; }},
       {"queue 8, bank queue 2, random 2:1", 0, 0.6666667,
        [](HbmConfig& c) { c.queue_depth = 8, c.bank_queue_depth = 2; }},
@@ -158,6 +163,20 @@ TEST_CASE("hbm cycle set: ranges across words and older blocks read as empty", "
   CHECK(s.block(2) == uint64_t{1} << 2);
   CHECK(s.block(0) == 0);
   CHECK(s.block(1) == (uint64_t{1} << 6) - 1);
+  // 64 cycles across a word (the two-word path at its widest), 64 within one, 65 (the loop).
+  hbm::CycleSet r(256);
+  r.set_range(100, 164);
+  CHECK(r.block(1) == ~uint64_t{0} << 36);
+  CHECK(r.block(2) == (uint64_t{1} << 36) - 1);
+  r.set_range(192, 256);
+  CHECK(r.block(3) == ~uint64_t{0});
+  r.set_range(5, 7);  // inside one word, away from its ends
+  CHECK(r.block(0) == uint64_t{3} << 5);
+  hbm::CycleSet q(256);
+  q.set_range(63, 128);
+  CHECK(q.block(0) == uint64_t{1} << 63);
+  CHECK(q.block(1) == ~uint64_t{0});
+  CHECK(q.block(2) == 0);
   // Three words in one call.
   hbm::CycleSet t(256);
   t.set_range(63, 193);
