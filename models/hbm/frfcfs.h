@@ -35,6 +35,7 @@ namespace npusim::models::hbm {
 class FrFcfsController final : public Controller {
  public:
   explicit FrFcfsController(const HbmConfig& c);
+  // In frfcfs_hit.cpp, with the row-hit fast path inlined into it.
   uint64_t schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
                     RowCounts& rows) override;
   uint64_t last_admit() const override { return last_admit_; }

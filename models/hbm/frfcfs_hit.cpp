@@ -6,6 +6,7 @@
 // search, and the queues and reservations are updated as burst() updates them. When a
 // condition fails it changes nothing and the caller takes the full path.
 // tests/models/test_hbm_fast_path.cpp holds the two equal.
+// schedule(), the controller's entry for every request, is here too (see its comment).
 #include <algorithm>
 
 #include "models/hbm/frfcfs.h"
