@@ -1,5 +1,8 @@
 // npusim: the command-line program. Thin: each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -53,6 +56,13 @@ int main(int argc, char** argv) {
     return internal_error(e.what());
   } catch (...) {
     return internal_error("unknown exception");
+  }
+  // Standard output that could not be written (a full disk, /dev/full) is an unwritable
+  // output like any other: a message and exit 2, unless the command already failed.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "npusim: error: cannot write standard output: " << std::strerror(errno) << '\n';
+    if (cmds.exit_code == 0) cmds.exit_code = 2;
   }
   // With NPUSIM_PROTOCOL_CHECKS: a TLM protocol violation fails the run (exit 3).
   return npusim::models::protocol_checked_exit(cmds.exit_code);
