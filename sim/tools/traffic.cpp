@@ -408,7 +408,7 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   r.latency_p99_cycles = gen.latency_cycles.percentile(0.99);
   r.latency_max_cycles = gen.latency_cycles.max();
   r.latency_min_cycles = gen.latency_cycles.min();
-  if (opt.read_ratio < 1.0) {
+  if (opt.read_ratio < 1.0 && gen.read_latency_cycles.count() != 0) {  // (all writes: no line)
     r.reads = gen.read_latency_cycles.count();
     r.read_latency_mean_cycles = gen.read_latency_cycles.mean();
     r.read_latency_p50_cycles = gen.read_latency_cycles.percentile(0.5);

@@ -59,7 +59,7 @@ struct TrafficResult {
   uint64_t latency_p50_cycles = 0, latency_p99_cycles = 0, latency_max_cycles = 0,
            latency_min_cycles = 0;
   // --read-ratio < 1: the reads completed and their own latency (the figures above count every
-  // request, a posted write's latency included).
+  // request, a posted write's latency included); none when no read completed.
   std::optional<uint64_t> reads;
   double read_latency_mean_cycles = 0.0;
   uint64_t read_latency_p50_cycles = 0, read_latency_p99_cycles = 0;

@@ -1,7 +1,7 @@
 # `npusim traffic --json` with writes in the pattern reports the reads' own latency beside the
 # figures of every request. -DCMD="npusim|traffic|..." -DPOSTED=1 when writes are posted to a
 # write buffer (done a cycle after they get in): then the reads' mean and p50 lie above those of
-# all requests. -DNONE=1: a pattern of reads only, which must not report them.
+# all requests. -DNONE=1: a pattern of reads only, or of writes only, which must not report them.
 string(REPLACE "|" ";" CMD "${CMD}")
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
