@@ -74,6 +74,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     u.act_full = CycleSet(bits);
     u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
+    u.leave.reserve(c.write_queue_depth != 0 ? size_t{c.write_queue_depth} + 64 : 0);
   }
   groups_.resize(size_t{c.units()} * c.bank_groups);
   for (auto& g : groups_) {
@@ -83,6 +84,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   banks_.resize(size_t{c.units()} * c.banks());
   bank_queue_.assign(banks_.size() * c.bank_queue_depth, 0);
   write_high_ = c.write_high_watermark != 0 ? c.write_high_watermark : c.write_queue_depth;
+  if (c.write_queue_depth != 0) drain_of_.assign(banks_.size(), UINT32_MAX);
   if (c.row_hit_cap != 0) history_.resize(banks_.size());
   per_bank_ = c.refresh == HbmRefresh::kPerBank && c.tREFI != 0;
   if (per_bank_) {
@@ -132,11 +134,16 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   }
   const uint64_t admit = t;
   if (admit >= u.floor_next) advance_floor(u, unit, admit);
-  u.last_admit = admit;
-  last_admit_ = admit;
+  if (!drained) {  // (a drained write enters its bank queue at `arrival`: no admission)
+    u.last_admit = admit;
+    last_admit_ = admit;
+  }
   // The bank queue: enter when the request bank_queue_depth places ahead has issued.
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   t = std::max(admit, slot);
+  // A read that came while a drain moved its writes enters once they are moved, one a cycle
+  // (release is 0 without a write buffer).
+  if (!drained && admit < u.release && t <= u.release) t = u.release++;
   // It leaves the transaction queue at t; at once (the common case) it holds no place there.
   if (t > admit && !drained) wait_insert(u, t);
 
@@ -255,20 +262,80 @@ void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   w[i] = t;
 }
 
-// Schedules the unit's buffered writes, oldest first, from cycle t on, until the low
-// watermark's count is left (0: all of them).
+// A write waits at the door while the buffer is full: the writes of a drain hold their
+// places until they leave for their bank queues.
+uint64_t FrFcfsController::buffer_room(Unit& u, uint64_t t) {
+  const auto& l = u.leave;
+  size_t h = u.leave_head;
+  while (h < l.size() && l[h] < t) ++h;  // (a write leaving at t still holds its place)
+  const size_t held = u.writes.size() + (l.size() - h);
+  if (held >= cfg_.write_queue_depth) {  // wait until held - depth + 1 of them have left
+    h += held - cfg_.write_queue_depth;  // (fewer than high <= depth are not in a drain)
+    t = l[h++] + 1;
+  }
+  u.leave_head = h;
+  return t;
+}
+
+// Moves the unit's buffered writes, all but the low watermark's count, to their bank queues
+// from cycle t on, one a cycle, as DRAMsim3 does: each cycle the oldest write whose bank
+// queue has room (none has: the first cycle one has). Each is scheduled as it enters its
+// bank queue; reads that come before the drain has moved the last are held back (release).
 void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
   const size_t keep = cfg_.write_low_watermark;
   if (u.writes.size() <= keep) return;
-  const size_t n = u.writes.size() - keep;
-  for (size_t i = 0; i < n; ++i) {
-    const PendingWrite& p = u.writes[i];
+  const auto n = static_cast<uint32_t>(u.writes.size() - keep);
+  constexpr uint32_t kEnd = UINT32_MAX;
+  drain_banks_.clear();
+  drain_next_.resize(n);
+  drain_taken_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t& d = drain_of_[u.writes[i].bank];
+    drain_next_[i] = kEnd;
+    if (d == kEnd) {
+      d = static_cast<uint32_t>(drain_banks_.size());
+      drain_banks_.push_back(DrainBank{u.writes[i].bank, i, i});
+    } else {
+      drain_next_[drain_banks_[d].tail] = i;
+      drain_banks_[d].tail = i;
+    }
+  }
+  auto& l = u.leave;
+  if (u.leave_head == l.size()) {
+    l.clear(), u.leave_head = 0;
+  } else if (u.leave_head >= 64) {
+    l.erase(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(u.leave_head)), u.leave_head = 0;
+  }
+  const uint32_t bqd = cfg_.bank_queue_depth;
+  auto room = [&](const DrainBank& d, uint64_t c) {  // when its bank queue has room, from c on
+    return std::max(c, bank_queue_[size_t{d.bank} * bqd + banks_[d.bank].queue_next]);
+  };
+  uint64_t cur = std::max(t, u.release);  // (after a drain still in progress)
+  uint32_t first = 0;                     // the oldest write not moved yet
+  for (uint32_t k = 0; k < n; ++k) {
+    while (drain_taken_[first]) ++first;
+    DrainBank* pick = &drain_banks_[drain_of_[u.writes[first].bank]];  // (first is its head)
+    uint64_t at = room(*pick, cur);
+    if (at > cur) {  // its queue is full: the oldest whose queue has room, else the first to
+      for (DrainBank& d : drain_banks_) {  // get room (the oldest of those)
+        if (d.head == kEnd) continue;
+        const uint64_t r = room(d, cur);
+        if (r < at || (r == at && d.head < pick->head)) pick = &d, at = r;
+      }
+    }
+    const PendingWrite p = u.writes[pick->head];
+    drain_taken_[pick->head] = 1;
+    pick->head = drain_next_[pick->head];
     RowOutcome out = RowOutcome::kHit;
     uint64_t fast_done = 0;
-    if (!fast_ || banks_[p.bank].open_row != p.row || !hit_fast(p.bank, true, t, fast_done, true))
-      burst(p.bank, p.row, true, t, out, true);
+    if (!fast_ || banks_[p.bank].open_row != p.row || !hit_fast(p.bank, true, at, fast_done, true))
+      burst(p.bank, p.row, true, at, out, true);
     ++rows.n[static_cast<unsigned>(out)];
+    l.push_back(at);
+    cur = at + 1;
   }
+  for (const DrainBank& d : drain_banks_) drain_of_[d.bank] = kEnd;
+  u.release = cur;
   u.writes.erase(u.writes.begin(), u.writes.begin() + static_cast<std::ptrdiff_t>(n));
 }
 

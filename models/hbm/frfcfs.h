@@ -6,10 +6,13 @@
 //   bank queues        bank_queue_depth requests per bank, served in order; a request leaves
 //                      when its column command issues
 //   write buffer       write_queue_depth > 0: writes are posted (done a cycle after they
-//                      arrive) and scheduled together, oldest first, when the buffer reaches
-//                      write_high_watermark (0: the depth), or when a read finds the unit
-//                      idle with more than 8 waiting (DRAMsim3's rules), until
-//                      write_low_watermark are left (0: all)
+//                      get in) and drained when the buffer reaches write_high_watermark (0:
+//                      the depth), or when a read finds the unit idle with more than 8
+//                      waiting (DRAMsim3's rules), until write_low_watermark are left (0:
+//                      all). A drain moves one write a cycle to its bank queue (the oldest
+//                      whose queue has room) and no read meanwhile; the reads it held back
+//                      then move one a cycle. A write waits at the door while the buffer,
+//                      with the writes a drain has not moved yet, is full.
 //   reservations       every ACT and column command already granted, on timelines
 //                      (models/hbm/timeline.h) per unit and per bank group
 //
@@ -95,6 +98,13 @@ class FrFcfsController final : public Controller {
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
+    // The drains granted so far: the cycles their writes leave the buffer for their bank
+    // queues, ascending from leave_head (they hold their places in the buffer until then);
+    // a read admitted before `release` enters its bank queue no earlier, and the reads held
+    // back so move one a cycle (release counts on). 0 without a write buffer.
+    std::vector<uint64_t> leave;
+    size_t leave_head = 0;
+    uint64_t release = 0;
     Timeline act, rd, wr;           // ACTs, read and write column commands
     // Every cycle where tRRD_S or tFAW forbid an ACT of the unit (frfcfs_search.cpp).
     CycleSet act_full;
@@ -120,7 +130,18 @@ class FrFcfsController final : public Controller {
     ++rows.n[static_cast<unsigned>(out)];
     return done;
   }
+  // Drains the unit's write buffer from cycle t on (after a drain still in progress).
   void drain(Unit& u, uint64_t t, RowCounts& rows);
+  // The cycle from t on when a write gets into the unit's buffer (it has room).
+  uint64_t buffer_room(Unit& u, uint64_t t);
+  // drain(): the writes of each bank, oldest first (a list through drain_next_), the entry of
+  // each bank (drain_of_, UINT32_MAX: none) and the writes moved so far.
+  struct DrainBank {
+    uint32_t bank, head, tail;
+  };
+  std::vector<DrainBank> drain_banks_;
+  std::vector<uint32_t> drain_next_, drain_of_;
+  std::vector<uint8_t> drain_taken_;
   // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
   // write buffer (admitted when it entered it), as burst().
   bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);

@@ -41,7 +41,10 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
     if (n - h >= cfg_.queue_depth) admit = w[h++];
   }
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
-  const uint64_t t = std::max(admit, slot);
+  uint64_t t = std::max(admit, slot);
+  // A read that came while a drain moved its writes: as burst(), it takes the next release.
+  const bool held = !drained && admit < u.release && t <= u.release;
+  if (held) t = u.release;
   // Past every column command by the column search's own bound, or (with the shortcuts) after
   // every one of its unit and group once in or past the busy interval: the search returns
   // this cycle without reading a timeline and without recording anything.
@@ -65,14 +68,17 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
     if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
   }
   // As burst(): the queues, the timelines' floor, the admission, the grant.
+  if (held) ++u.release;
   if (!drained) {
     u.wait_head = h;
     if (t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
   }
   if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
     advance_floor(u, unit, admit);
-  u.last_admit = admit;
-  last_admit_ = admit;
+  if (!drained) {
+    u.last_admit = admit;
+    last_admit_ = admit;
+  }
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
@@ -111,13 +117,14 @@ __attribute__((flatten)) uint64_t FrFcfsController::schedule(uint64_t offset, ui
       Unit& u = units_[last_bank_ >> banks_bits_];
       const uint64_t t = std::max(arrival_cycles, u.last_admit);
       if (write) {
-        // Posted: the write is done for its initiator once in the buffer; a buffer at its
-        // high watermark is drained (down to the low watermark) first.
-        if (u.writes.size() >= write_high_) drain(u, t, rows);
+        // Posted: the write is done for its initiator once in the buffer (when it has room);
+        // a buffer at its high watermark starts a drain (down to the low watermark).
+        const uint64_t in = u.leave_head != u.leave.size() ? buffer_room(u, t) : t;
         u.writes.push_back(PendingWrite{last_bank_, last_row_});
-        u.last_admit = t;
-        last_admit_ = t;
-        return t + 1;
+        u.last_admit = in;
+        last_admit_ = in;
+        if (u.writes.size() >= write_high_) drain(u, in, rows);
+        return in + 1;
       }
       // A read finds the unit idle (no command pending) with writes waiting: drain them.
       if (u.writes.size() > kIdleDrain && u.col_max < t) drain(u, t, rows);

@@ -28,6 +28,7 @@ void FrFcfsController::run_prepare(RunUnit& r, uint32_t unit, uint64_t arrival) 
   while (h < w.size() && w[h] <= admit) ++h;
   u.wait_head = h;
   if (w.size() - h >= cfg_.queue_depth) return;
+  if (admit < u.release) return;  // held back by a write drain
   r.use_lo = 0, r.end_hi = UINT64_MAX;
   if (cfg_.tREFI != 0) {
     const uint64_t k = refresh_window(u, admit);

@@ -195,14 +195,15 @@ TEST_CASE("hbm controller: posted writes wait in the write buffer until it is fu
   cfg.write_queue_depth = 4;
   auto c = hbm::make_controller(cfg);
   RowCounts rows;
-  // Four writes to channel 0: posted, done a cycle after they arrive, nothing scheduled yet.
-  for (uint32_t g = 0; g < 4; ++g)
+  // Three writes to channel 0: posted, done a cycle after they arrive, nothing scheduled yet.
+  for (uint32_t g = 0; g < 3; ++g)
     CHECK(c->schedule(at(*c, 0, g, 0, 1), 64, true, 0, rows) == 1);
   CHECK(rows.hits() + rows.misses() + rows.conflicts() == 0);
-  // A read finds the channel idle: it is served at once (4 writes are not more than 8).
+  // A read finds the channel idle: it is served at once (3 writes are not more than 8).
   CHECK(c->schedule(at(*c, 0, 0, 1, 1), 64, false, 0, rows) == 30);
-  // The fifth write drains the four (their ACTs and columns now hold the channel).
-  CHECK(c->schedule(at(*c, 0, 1, 1, 1), 64, true, 0, rows) == 1);
+  // The fourth write fills the buffer and starts the drain of the four (their ACTs and
+  // columns now hold the channel).
+  CHECK(c->schedule(at(*c, 0, 3, 0, 1), 64, true, 0, rows) == 1);
   CHECK(rows.misses() == 5);
   // So a read to another bank of the channel now waits behind them (idle it would be 4 + 30).
   CHECK(c->schedule(at(*c, 0, 2, 1, 1), 64, false, 0, rows) > 34);

@@ -33,7 +33,7 @@ uint64_t at(const hbm::Controller& ctrl, uint32_t unit, uint32_t bg, uint32_t ba
 }  // namespace
 
 TEST_CASE("hbm features: a drain stops at the low watermark", "[hbm][features]") {
-  // Eight writes to eight banks of channel 0 fill the buffer; the ninth starts the drain.
+  // Eight writes to eight banks of channel 0 fill the buffer; the eighth starts the drain.
   // Drained to 0 the eight writes' ACTs come first (tFAW: 0 4 8 12 30 34 38 42), to 4 only
   // the oldest four (0 4 8 12): a read to another bank finds the channel busy for less.
   auto run = [](uint32_t low, RowCounts& rows) {
@@ -41,14 +41,14 @@ TEST_CASE("hbm features: a drain stops at the low watermark", "[hbm][features]")
     cfg.write_queue_depth = 8;
     cfg.write_low_watermark = low;
     auto c = hbm::make_controller(cfg);
-    for (uint32_t i = 0; i < 9; ++i)
+    for (uint32_t i = 0; i < 8; ++i)
       CHECK(c->schedule(at(*c, 0, i % 4, i / 4, 1), 64, true, 0, rows) == 1);
     return c->schedule(at(*c, 0, 0, 3, 1), 64, false, 0, rows);
   };
   RowCounts all, part;
   const uint64_t after_all = run(0, all), after_part = run(4, part);
   CHECK(all.misses() == 8 + 1);   // eight writes drained, and the read
-  CHECK(part.misses() == 4 + 1);  // four drained, five left in the buffer
+  CHECK(part.misses() == 4 + 1);  // four drained, four left in the buffer
   // The read's ACT: the fifth (30) in a window behind four, the ninth (60) behind eight.
   CHECK(after_part == 30 + 14 + 14 + 2);
   CHECK(after_all >= 60 + 14 + 14 + 2);
@@ -60,9 +60,9 @@ TEST_CASE("hbm features: a lower high watermark starts the drain earlier", "[hbm
   cfg.write_high_watermark = 4;
   auto c = hbm::make_controller(cfg);
   RowCounts rows;
-  for (uint32_t i = 0; i < 4; ++i) c->schedule(at(*c, 0, i, 0, 1), 64, true, 0, rows);
+  for (uint32_t i = 0; i < 3; ++i) c->schedule(at(*c, 0, i, 0, 1), 64, true, 0, rows);
   CHECK(rows.misses() == 0);
-  c->schedule(at(*c, 0, 0, 1, 1), 64, true, 0, rows);  // the fifth: four reach the mark
+  c->schedule(at(*c, 0, 3, 0, 1), 64, true, 0, rows);  // the fourth reaches the mark
   CHECK(rows.misses() == 4);
 }
 
