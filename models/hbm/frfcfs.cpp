@@ -55,6 +55,8 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // read's on the bus, so the bus needs no timeline of its own: tCCD_S >= BL/2 keeps bursts
   // of one direction apart, tRTW and tWTR those of the two.
   rtw_ = std::max<uint64_t>({c.tRTW, c.tCCD_S, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0});
+  to_end_[0] = c.tCL + bl, to_end_[1] = c.tWL + bl;
+  turn_before_[0] = wtr_, turn_before_[1] = rtw_;
   // How far back a check looks from a request's admission, and how far ahead of it a
   // reservation can lie: every request the queues hold served one after another on one bank,
   // with the refreshes that fall in between.
@@ -72,6 +74,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     u.act = u.rd = u.wr = Timeline(bits);
     u.floor_next = 64 + margin_;
     u.act_full = CycleSet(bits);
+    if (c.tREFI == 0) u.ref_hi = UINT64_MAX, u.ref_ok = 0;  // one window: no refresh
     u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
   }
@@ -211,7 +214,6 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       b.pre_ok = act + cfg_.tRAS;
     }
     reserve_col(u, g, col, write, shortcuts_);
-    u.any_col = true;
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
     if (cfg_.page_policy == PagePolicy::kClosed) {
@@ -249,6 +251,7 @@ void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   } else if (u.wait_head >= 64) {
     w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.wait_head)), u.wait_head = 0;
   }
+  u.wait_max = std::max(u.wait_max, t);
   size_t i = w.size();
   w.push_back(t);
   for (; i > u.wait_head && w[i - 1] > t; --i) w[i] = w[i - 1];

@@ -84,9 +84,15 @@ class FrFcfsController final : public Controller {
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
-    bool any_act = false, any_col = false;
-    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
-    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
+    // A column command at or after col_free meets tCCD and the turnarounds against every one
+    // granted: col_max + col_clear_, or 0 before the first.
+    uint64_t col_free = 0;
+    bool any_act = false;
+    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi;
+    // in it, a burst from ref_ok on is past the refresh (ref_lo + tRFC, or ref_lo in the
+    // first window). Before the first lookup the window is empty and ref_ok is UINT64_MAX;
+    // without refresh it is every cycle (ref_hi UINT64_MAX, ref_ok 0).
+    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0, ref_ok = UINT64_MAX;
     // Cycles [col_busy_lo, col_busy_hi) hold no read [0] or write [1] column command that
     // tCCD_S and the turnarounds allow against the unit's column commands: found by an
     // earlier search, and true for good, as reservations are only added.
@@ -94,6 +100,7 @@ class FrFcfsController final : public Controller {
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
+    uint64_t wait_max = 0;  // the latest leave time ever added: none is later
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     Timeline act, rd, wr;           // ACTs, read and write column commands
     // Every cycle where tRRD_S or tFAW forbid an ACT of the unit (frfcfs_search.cpp).
@@ -153,6 +160,7 @@ class FrFcfsController final : public Controller {
     g.col_end = std::max(g.col_end, col + 1);
     if (extend) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);
+    u.col_free = u.col_max + col_clear_;
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
   }
   static void wait_insert(Unit& u, uint64_t t);
@@ -189,6 +197,7 @@ class FrFcfsController final : public Controller {
     u.ref_k = t / cfg_.tREFI;
     u.ref_lo = u.ref_k * cfg_.tREFI;
     u.ref_hi = u.ref_lo + cfg_.tREFI;
+    u.ref_ok = u.ref_k >= 1 ? u.ref_lo + cfg_.tRFC : 0;
     return u.ref_k;
   }
   // The flat bank index (unit, bank group, bank) and the row of an offset (inline: every
@@ -211,6 +220,9 @@ class FrFcfsController final : public Controller {
   unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
   uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
   uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
+  // By direction (read 0, write 1): column command to the end of its data; the least gap
+  // after a column command of the other direction (wtr_ for a read, rtw_ for a write).
+  uint64_t to_end_[2] = {0, 0}, turn_before_[2] = {0, 0};
   uint64_t col_clear_ = 0;  // a column command this far after every other one meets them all
   std::vector<Unit> units_;
   std::vector<Bank> banks_;

@@ -18,8 +18,8 @@ namespace npusim::models::hbm {
 void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
   extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
               u.last_admit);
-  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
-              write ? wtr_ : rtw_, u.last_admit);
+  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, turn_before_[write],
+              turn_before_[!write], u.last_admit);
 }
 
 bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done,
@@ -32,11 +32,14 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // transaction queue is full, then for the entry a full bank queue ahead to issue. Nothing
   // is changed until the grant below.
   uint64_t admit = std::max(arrival, u.last_admit);
-  // (A write from the write buffer passed the door when it entered the buffer.)
-  const auto& w = u.waiting;
+  // (A write from the write buffer passed the door when it entered the buffer.) Every leave
+  // time is at or before the admission in the common case: then the queue holds nobody at
+  // it, and the leave times burst() would drop here, a later scan drops as well.
   size_t h = u.wait_head;
-  const size_t n = w.size();
-  if (!drained && h != n) {  // (the common case: nobody waits)
+  const bool scan = !drained && admit < u.wait_max;
+  if (scan) {
+    const auto& w = u.waiting;
+    const size_t n = w.size();
     while (h < n && w[h] <= admit) ++h;
     if (n - h >= cfg_.queue_depth) admit = w[h++];
   }
@@ -47,30 +50,27 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // this cycle without reading a timeline and without recording anything.
   uint64_t col = std::max(t, b.col_ok);
   Group& g = groups_[bank >> bpg_bits_];
-  const bool behind = u.any_col && col < u.col_max + col_clear_;
+  const bool behind = col < u.col_free;
   if (behind) {
     if (!shortcuts_) return false;
     if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
     if (u.dir_max[write] + cfg_.tCCD_S > col + 1 ||
-        u.dir_max[!write] + (write ? rtw_ : wtr_) > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
+        u.dir_max[!write] + turn_before_[write] > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
       return false;
   }
-  const uint64_t end = col + to_data_[write] + cfg_.burst_cycles();
-  const uint64_t refi = cfg_.tREFI;
-  if (refi != 0) {
-    // Not in a refresh, the bank not refreshed since its last use, and the access (its column
-    // command to its last data) inside one refresh interval.
-    const uint64_t k = refresh_window(u, t);
-    if (k >= 1 && (t < k * refi + cfg_.tRFC || b.last_use < k * refi)) return false;
-    if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
+  const uint64_t end = col + to_end_[write];
+  // Refresh: not in a refresh, the bank not refreshed since its last use, and the access (its
+  // column command to its last data) inside one refresh interval. Inside the unit's cached
+  // refresh window that is three compares (ref_ok > ref_lo when the window has a refresh);
+  // else the window of t is looked up, and the same compares decide.
+  if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) {
+    refresh_window(u, t);
+    if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) return false;
   }
   // As burst(): the queues, the timelines' floor, the admission, the grant.
-  if (!drained) {
-    u.wait_head = h;
-    if (t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
-  }
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
-    advance_floor(u, unit, admit);
+  if (scan) u.wait_head = h;
+  if (!drained && t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
   u.last_admit = admit;
   last_admit_ = admit;
   // The busy intervals grow as in burst() when the command lands right behind others (a
@@ -78,7 +78,6 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // the next search it would save.
   reserve_col(u, g, col, write, behind);
   if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
-  u.any_col = true;
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
   b.last_use = std::max(b.last_use, end);
