@@ -229,16 +229,16 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 }
 
 // The unit's timelines forget what lies more than the margin before an admission at `admit`.
+// The callers call it when admit >= floor_next (every timeline's floor + 64 + margin_), so the
+// new floor is above the old one.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
-  const uint64_t f = admit - std::min(admit, margin_);
-  u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
-  // The floor moves again when (admit - margin) / 64 does (the condition burst() and the
-  // fast path test).
-  u.floor_next = u.act.floor() + 64 + margin_;
-  for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
-    Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
-    gi.act.advance(f), gi.col.advance(f);
-  }
+  const uint64_t f = (admit - margin_) & ~uint64_t{63};
+  u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
+  // The floor moves again when (admit - margin) / 64 does.
+  u.floor_next = f + 64 + margin_;
+  Group* g = &groups_[size_t{unit} << (banks_bits_ - bpg_bits_)];
+  for (Group* const end = g + cfg_.bank_groups; g != end; ++g)
+    g->act.raise_floor(f), g->col.raise_floor(f);
 }
 
 // Adds a leave time to the transaction queue, in order. Door times never go back and a leave

@@ -39,8 +39,7 @@ void FrFcfsController::run_prepare(RunUnit& r, uint32_t unit, uint64_t arrival) 
   }
   // As burst(): the timelines' floor and the admission (the same for every burst here, as no
   // burst of this path waits).
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
-    advance_floor(u, unit, admit);
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
   u.last_admit = admit;
   // Every timeline of the unit and of its groups has the same floor and size.
   r.floor = u.rd.floor();

@@ -31,6 +31,8 @@ class Timeline {
     f &= ~uint64_t{63};
     if (f > floor_) floor_ = f;
   }
+  // advance() to a word boundary `f` the caller knows to be above the floor.
+  void raise_floor(uint64_t f) { floor_ = f; }
   void set(uint64_t c) {
     if (in_range(c)) put(c);
   }
