@@ -62,6 +62,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // with the refreshes that fall in between.
   margin_ = std::max({c.tFAW, c.tRRD_L, c.tCCD_L, wtr_, rtw_, bl}) + 64;
   col_clear_ = std::max({c.tCCD_S, c.tCCD_L, wtr_, rtw_});
+  act_clear_ = std::max({c.tRRD_S, c.tRRD_L, c.tFAW});
   const uint64_t per_request = c.tRAS + c.tRP + c.tRCD + c.tCL + c.tWL + 2 * bl + c.tWR +
                                c.tRTP + c.tFAW + c.tCCD_L + wtr_ + rtw_;
   uint64_t reach =
@@ -209,6 +210,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
         if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
       }
       u.act_max = std::max(u.act_max, act);
+      u.act_free = u.act_max + act_clear_;
       u.any_act = true;
       b.open_row = row;
       b.pre_ok = act + cfg_.tRAS;

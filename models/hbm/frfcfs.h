@@ -59,6 +59,9 @@ class FrFcfsController final : public Controller {
   // The bursts of a multi-burst request take the same path with the facts they share on a
   // unit worked out once (models/hbm/frfcfs_run.cpp); set_fast_path() turns both on or off.
   uint64_t fast_hits() const { return fast_hits_; }  // bursts that took either
+  // Row misses and conflicts with no ACT, column command or refresh in their way take a short
+  // path too (miss_fast() in frfcfs_hit.cpp; off with the fast path and with row_hit_cap).
+  uint64_t fast_misses() const { return fast_misses_; }
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -87,6 +90,9 @@ class FrFcfsController final : public Controller {
     // A column command at or after col_free meets tCCD and the turnarounds against every one
     // granted: col_max + col_clear_, or 0 before the first.
     uint64_t col_free = 0;
+    // The same for an ACT (act_clear_ past the latest: tRRD_S, tRRD_L, tFAW), 0 before the
+    // first.
+    uint64_t act_free = 0;
     bool any_act = false;
     // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi;
     // in it, a burst from ref_ok on is past the refresh (ref_lo + tRFC, or ref_lo in the
@@ -118,11 +124,17 @@ class FrFcfsController final : public Controller {
   __attribute__((always_inline)) uint64_t serve(uint32_t bank, uint32_t row, bool write,
                                                 uint64_t arrival, RowCounts& rows) {
     uint64_t done = 0;
-    if (fast_ && banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
-      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
-      return done;
-    }
     RowOutcome out = RowOutcome::kMiss;
+    if (fast_) {
+      if (banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
+        ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
+        return done;
+      }
+      if (miss_fast(bank, row, write, arrival, done, out)) {
+        ++rows.n[static_cast<unsigned>(out)];
+        return done;
+      }
+    }
     done = burst(bank, row, write, arrival, out, false);
     ++rows.n[static_cast<unsigned>(out)];
     return done;
@@ -131,6 +143,12 @@ class FrFcfsController final : public Controller {
   // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
   // write buffer (admitted when it entered it), as burst().
   bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
+  // For a burst that is not to the bank's open row, or finds it closed by a refresh: a miss
+  // or conflict whose ACT and column command no reservation moves, outside refresh, as
+  // burst() grants it; false (nothing changed) otherwise. Out of line: a few bursts in a
+  // hundred take it.
+  __attribute__((noinline)) bool miss_fast(uint32_t bank, uint32_t row, bool write,
+                                           uint64_t arrival, uint64_t& done, RowOutcome& out);
   bool fast_allowed() const {
     return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
   }
@@ -224,6 +242,7 @@ class FrFcfsController final : public Controller {
   // after a column command of the other direction (wtr_ for a read, rtw_ for a write).
   uint64_t to_end_[2] = {0, 0}, turn_before_[2] = {0, 0};
   uint64_t col_clear_ = 0;  // a column command this far after every other one meets them all
+  uint64_t act_clear_ = 0;  // and an ACT after every other ACT
   std::vector<Unit> units_;
   std::vector<Bank> banks_;
   std::vector<Group> groups_;
@@ -236,7 +255,7 @@ class FrFcfsController final : public Controller {
   std::vector<RowHistory> history_;  // row_hit_cap != 0: one per bank
   bool shortcuts_ = true;
   bool fast_ = false;  // set_fast_path()
-  uint64_t fast_hits_ = 0;
+  uint64_t fast_hits_ = 0, fast_misses_ = 0;
   std::vector<RunUnit> run_;  // per unit
   uint64_t run_req_ = 0;
 };

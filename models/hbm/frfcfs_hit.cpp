@@ -89,6 +89,81 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   return true;
 }
 
+// The row-miss and row-conflict path, burst()'s first pass for them where neither search
+// moves anything: the ACT at or past act_free (no tRRD or tFAW window of a granted ACT reaches
+// it, so find_act() returns it), the column command at or past col_free (so does find_col()),
+// after the refresh that holds the admission (none at t, and the access ends before the next:
+// burst() then runs its loop once). tests/models/test_hbm_fast_path.cpp holds it equal.
+bool FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                 uint64_t& done, RowOutcome& out) {
+  if (cfg_.row_hit_cap != 0) return false;  // a hit may pass a conflict (pass_hit, note_row)
+  const uint32_t unit = bank >> banks_bits_;
+  Unit& u = units_[unit];
+  Bank& b = banks_[bank];
+  // The door and the bank queue, as hit_fast().
+  uint64_t admit = std::max(arrival, u.last_admit);
+  size_t h = u.wait_head;
+  const bool scan = admit < u.wait_max;
+  if (scan) {
+    const auto& w = u.waiting;
+    const size_t n = w.size();
+    while (h < n && w[h] <= admit) ++h;
+    if (n - h >= cfg_.queue_depth) admit = w[h++];
+  }
+  uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
+  const uint64_t t = std::max(admit, slot);
+  // burst()'s refresh step at t: none in progress (burst() would start after it); a bank
+  // refreshed since its last use has its row closed and no ACT before the refresh ends.
+  if (t < u.ref_ok || t >= u.ref_hi) {
+    refresh_window(u, t);
+    if (t < u.ref_ok) return false;
+  }
+  const bool refreshed = b.last_use < u.ref_lo;
+  const uint32_t open = refreshed ? kNoRow : b.open_row;
+  if (open == row) return false;  // a hit the fast path did not take: burst()
+  const uint64_t act_ok = refreshed ? std::max(b.act_ok, u.ref_ok) : b.act_ok;
+  uint64_t act = std::max(t, act_ok);
+  if (open != kNoRow) act = std::max(act, std::max(t, b.pre_ok) + cfg_.tRP);
+  if (act < u.act_free) return false;  // find_act() would search
+  const uint64_t col = std::max(act + cfg_.tRCD, b.col_ok);
+  if (col < u.col_free) return false;  // find_col() would search
+  // The access, from its first command (the precharge tRP before the ACT of a conflict, at
+  // or after t) to its last data, inside the refresh interval of t.
+  const uint64_t end = col + to_end_[write];
+  if (end > u.ref_hi) return false;
+  // The grant, in burst()'s order.
+  if (scan) u.wait_head = h;
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
+  u.last_admit = admit;
+  last_admit_ = admit;
+  if (t > admit) wait_insert(u, t);
+  Group& g = groups_[bank >> bpg_bits_];
+  if (refreshed) b.act_ok = act_ok;
+  if (!u.act.in_range(act)) {
+    ++overflows_;
+  } else {
+    mark_act(u, g, act);
+    u.act.put(act);
+    if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
+  }
+  u.act_max = std::max(u.act_max, act);
+  u.act_free = u.act_max + act_clear_;
+  u.any_act = true;
+  out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
+  b.open_row = row;
+  b.pre_ok = act + cfg_.tRAS;
+  reserve_col(u, g, col, write, false);  // (past every column command: as hit_fast())
+  b.col_ok = col + cfg_.tCCD_L;
+  b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
+  b.last_use = std::max(b.last_use, end);
+  u.latest = std::max(u.latest, end);
+  slot = col;
+  if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+  done = end;
+  ++fast_misses_;
+  return true;
+}
+
 // Here rather than in frfcfs.cpp so that the fast path (hit_fast() and its reservations) is
 // inlined (`flatten`): nearly every request of a core's loads or of a saturated sequential
 // stream is one burst that takes it, and the call, its saved registers and its result through
