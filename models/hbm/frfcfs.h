@@ -124,17 +124,15 @@ class FrFcfsController final : public Controller {
   __attribute__((always_inline)) uint64_t serve(uint32_t bank, uint32_t row, bool write,
                                                 uint64_t arrival, RowCounts& rows) {
     uint64_t done = 0;
-    RowOutcome out = RowOutcome::kMiss;
     if (fast_) {
       if (banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
         ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
         return done;
       }
-      if (miss_fast(bank, row, write, arrival, done, out)) {
-        ++rows.n[static_cast<unsigned>(out)];
-        return done;
-      }
+      done = miss_fast(bank, row, write, arrival, rows);
+      if (done != 0) return done;
     }
+    RowOutcome out = RowOutcome::kMiss;
     done = burst(bank, row, write, arrival, out, false);
     ++rows.n[static_cast<unsigned>(out)];
     return done;
@@ -145,10 +143,10 @@ class FrFcfsController final : public Controller {
   bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
   // For a burst that is not to the bank's open row, or finds it closed by a refresh: a miss
   // or conflict whose ACT and column command no reservation moves, outside refresh, as
-  // burst() grants it; false (nothing changed) otherwise. Out of line: a few bursts in a
-  // hundred take it.
-  __attribute__((noinline)) bool miss_fast(uint32_t bank, uint32_t row, bool write,
-                                           uint64_t arrival, uint64_t& done, RowOutcome& out);
+  // burst() grants it (its completion, its outcome counted in `rows`); 0 (nothing changed)
+  // otherwise. Out of line: a few bursts in a hundred take it.
+  __attribute__((noinline)) uint64_t miss_fast(uint32_t bank, uint32_t row, bool write,
+                                               uint64_t arrival, RowCounts& rows);
   bool fast_allowed() const {
     return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
   }

@@ -94,9 +94,9 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
 // it, so find_act() returns it), the column command at or past col_free (so does find_col()),
 // after the refresh that holds the admission (none at t, and the access ends before the next:
 // burst() then runs its loop once). tests/models/test_hbm_fast_path.cpp holds it equal.
-bool FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                 uint64_t& done, RowOutcome& out) {
-  if (cfg_.row_hit_cap != 0) return false;  // a hit may pass a conflict (pass_hit, note_row)
+uint64_t FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                     RowCounts& rows) {
+  if (cfg_.row_hit_cap != 0) return 0;  // a hit may pass a conflict (pass_hit, note_row)
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
@@ -116,21 +116,21 @@ bool FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64
   // refreshed since its last use has its row closed and no ACT before the refresh ends.
   if (t < u.ref_ok || t >= u.ref_hi) {
     refresh_window(u, t);
-    if (t < u.ref_ok) return false;
+    if (t < u.ref_ok) return 0;
   }
   const bool refreshed = b.last_use < u.ref_lo;
   const uint32_t open = refreshed ? kNoRow : b.open_row;
-  if (open == row) return false;  // a hit the fast path did not take: burst()
+  if (open == row) return 0;  // a hit the fast path did not take: burst()
   const uint64_t act_ok = refreshed ? std::max(b.act_ok, u.ref_ok) : b.act_ok;
   uint64_t act = std::max(t, act_ok);
   if (open != kNoRow) act = std::max(act, std::max(t, b.pre_ok) + cfg_.tRP);
-  if (act < u.act_free) return false;  // find_act() would search
+  if (act < u.act_free) return 0;  // find_act() would search
   const uint64_t col = std::max(act + cfg_.tRCD, b.col_ok);
-  if (col < u.col_free) return false;  // find_col() would search
+  if (col < u.col_free) return 0;  // find_col() would search
   // The access, from its first command (the precharge tRP before the ACT of a conflict, at
   // or after t) to its last data, inside the refresh interval of t.
   const uint64_t end = col + to_end_[write];
-  if (end > u.ref_hi) return false;
+  if (end > u.ref_hi) return 0;
   // The grant, in burst()'s order.
   if (scan) u.wait_head = h;
   if (admit >= u.floor_next) advance_floor(u, unit, admit);
@@ -149,7 +149,7 @@ bool FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64
   u.act_max = std::max(u.act_max, act);
   u.act_free = u.act_max + act_clear_;
   u.any_act = true;
-  out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
+  ++rows.n[static_cast<unsigned>(open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict)];
   b.open_row = row;
   b.pre_ok = act + cfg_.tRAS;
   reserve_col(u, g, col, write, false);  // (past every column command: as hit_fast())
@@ -159,9 +159,8 @@ bool FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64
   u.latest = std::max(u.latest, end);
   slot = col;
   if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
-  done = end;
   ++fast_misses_;
-  return true;
+  return end;  // (> 0: to_end_ >= 1)
 }
 
 // Here rather than in frfcfs.cpp so that the fast path (hit_fast() and its reservations) is

@@ -24,7 +24,7 @@ class Timeline {
   }
   uint64_t size() const { return (mask_ + 1) * 64; }
   uint64_t floor() const { return floor_; }
-  bool in_range(uint64_t c) const { return c >= floor_ && c - floor_ < size(); }
+  bool in_range(uint64_t c) const { return c - floor_ < size(); }  // (below: wraps, fails)
 
   // Forgets every cycle below `f` (rounded down to a word).
   void advance(uint64_t f) {
