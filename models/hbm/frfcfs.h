@@ -179,6 +179,23 @@ class FrFcfsController final : public Controller {
     u.col_free = u.col_max + col_clear_;
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
   }
+  // reserve_col() of a column command at or after col_free (the fast paths): it is the latest
+  // of the unit and of its group (col_clear_ >= 1), and it ends last (end_of), its data no
+  // earlier than any other's (col_clear_ >= rtw_ >= tCL + BL/2 - tWL covers the longer read
+  // latency): stores instead of maxima.
+  void reserve_col_past(Unit& u, Group& g, uint64_t col, bool write, uint64_t end_of) {
+    if (!u.rd.in_range(col)) {
+      ++overflows_;
+    } else {
+      (write ? u.wr : u.rd).put(col);
+      g.col.put(col);
+    }
+    g.col_end = col + 1;
+    u.col_max = col;
+    u.col_free = col + col_clear_;
+    u.dir_max[write] = col + 1;
+    u.latest = end_of;
+  }
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.

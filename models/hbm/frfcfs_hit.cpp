@@ -76,12 +76,17 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
-  reserve_col(u, g, col, write, behind);
+  if (behind) {
+    reserve_col(u, g, col, write, true);
+    b.last_use = std::max(b.last_use, end);
+    u.latest = std::max(u.latest, end);
+  } else {
+    reserve_col_past(u, g, col, write, end);
+    b.last_use = end;  // (the unit's latest)
+  }
   if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
-  b.last_use = std::max(b.last_use, end);
-  u.latest = std::max(u.latest, end);
   slot = col;
   if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
   done = end;
@@ -152,11 +157,10 @@ uint64_t FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, ui
   ++rows.n[static_cast<unsigned>(open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict)];
   b.open_row = row;
   b.pre_ok = act + cfg_.tRAS;
-  reserve_col(u, g, col, write, false);  // (past every column command: as hit_fast())
+  reserve_col_past(u, g, col, write, end);  // (no busy interval to grow: as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
-  b.last_use = std::max(b.last_use, end);
-  u.latest = std::max(u.latest, end);
+  b.last_use = end;
   slot = col;
   if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
   ++fast_misses_;
