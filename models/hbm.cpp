@@ -40,7 +40,13 @@ const MemoryStats& Hbm::stats() const {
 }
 
 void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  // What the timing needs, read before the data moves (the compiler would read it again after
+  // the copy, which may store anywhere).
   const uint64_t offset = trans.get_address();
+  const tlm::tlm_command command = trans.get_command();
+  const uint64_t len = trans.get_data_length();
+  const uint64_t now = simc_->time_stamp().value();  // sc_time_stamp(), inline
+  const uint64_t at = now + delay.value();
   const tlm::tlm_response_status status = access_store(store_, trans, offset);
   trans.set_response_status(status);
   trans.set_dmi_allowed(false);
@@ -48,13 +54,10 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     ++stats_.errors;
     return;
   }
-  if (trans.is_read() || trans.is_write()) {
-    const bool write = trans.is_write();
-    const uint64_t len = trans.get_data_length();
-    // sc_time_stamp(), inline.
-    const uint64_t now = simc_->time_stamp().value();
+  if (command == tlm::TLM_READ_COMMAND || command == tlm::TLM_WRITE_COMMAND) {
+    const bool write = command == tlm::TLM_WRITE_COMMAND;
     bool on_edge = false;  // the request arrived on a clock edge
-    const uint64_t arrival_cycles = tck_div_.ceil_exact(now + delay.value(), on_edge);
+    const uint64_t arrival_cycles = tck_div_.ceil_exact(at, on_edge);
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
     const uint64_t done_cycles =
