@@ -117,6 +117,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   Unit& u = units_[unit];
   Group& g = groups_[bank >> bpg_bits_];
   Bank& b = banks_[bank];
+  // A miss or conflict with nothing in its way: the miss path (frfcfs_hit.cpp). Not tried
+  // where the bank is still busy at the arrival (a saturated stream): there it almost never
+  // applies.
+  if (fast_ && !drained && b.last_use <= arrival) {
+    if (const uint64_t done = miss_fast(bank, row, write, arrival, out)) return done;
+  }
   const uint64_t refi = cfg_.tREFI, rfc = per_bank_ ? cfg_.tRFCpb : cfg_.tRFC;
   // Per-bank refresh: the bank's own refreshes, phase ph into each tREFI.
   const uint64_t ph = per_bank_ ? phase_[bank] : 0;

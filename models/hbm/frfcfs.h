@@ -124,15 +124,11 @@ class FrFcfsController final : public Controller {
   __attribute__((always_inline)) uint64_t serve(uint32_t bank, uint32_t row, bool write,
                                                 uint64_t arrival, RowCounts& rows) {
     uint64_t done = 0;
-    if (fast_) {
-      if (banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
-        ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
-        return done;
-      }
-      done = miss_fast(bank, row, write, arrival, rows);
-      if (done != 0) return done;
+    if (fast_ && banks_[bank].open_row == row && hit_fast(bank, write, arrival, done)) {
+      ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
+      return done;
     }
-    RowOutcome out = RowOutcome::kMiss;
+    RowOutcome out = RowOutcome::kMiss;  // (burst() tries miss_fast() first)
     done = burst(bank, row, write, arrival, out, false);
     ++rows.n[static_cast<unsigned>(out)];
     return done;
@@ -143,10 +139,12 @@ class FrFcfsController final : public Controller {
   bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
   // For a burst that is not to the bank's open row, or finds it closed by a refresh: a miss
   // or conflict whose ACT and column command no reservation moves, outside refresh, as
-  // burst() grants it (its completion, its outcome counted in `rows`); 0 (nothing changed)
-  // otherwise. Out of line: a few bursts in a hundred take it.
-  __attribute__((noinline)) uint64_t miss_fast(uint32_t bank, uint32_t row, bool write,
-                                               uint64_t arrival, RowCounts& rows);
+  // burst() grants it (its completion and outcome); 0 (nothing changed) otherwise. burst()
+  // tries it first, when the fast path is on. miss_grant(): the rest of it, out of line.
+  uint64_t miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                     RowOutcome& out);
+  __attribute__((noinline)) uint64_t miss_grant(uint32_t bank, uint32_t row, bool write,
+                                                uint64_t arrival, RowOutcome& out);
   bool fast_allowed() const {
     return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
   }

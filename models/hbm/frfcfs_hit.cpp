@@ -99,9 +99,18 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
 // it, so find_act() returns it), the column command at or past col_free (so does find_col()),
 // after the refresh that holds the admission (none at t, and the access ends before the next:
 // burst() then runs its loop once). tests/models/test_hbm_fast_path.cpp holds it equal.
+// It applies where no column command is pending at the admission (a core's loads): on a busy
+// unit it gives up before miss_grant() saves a register.
 uint64_t FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
-                                     RowCounts& rows) {
+                                     RowOutcome& out) {
   if (cfg_.row_hit_cap != 0) return 0;  // a hit may pass a conflict (pass_hit, note_row)
+  const Unit& u = units_[bank >> banks_bits_];
+  if (std::max(arrival, u.last_admit) < u.col_free) return 0;
+  return miss_grant(bank, row, write, arrival, out);
+}
+
+uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                      RowOutcome& out) {
   const uint32_t unit = bank >> banks_bits_;
   Unit& u = units_[unit];
   Bank& b = banks_[bank];
@@ -154,7 +163,7 @@ uint64_t FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, ui
   u.act_max = std::max(u.act_max, act);
   u.act_free = u.act_max + act_clear_;
   u.any_act = true;
-  ++rows.n[static_cast<unsigned>(open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict)];
+  out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
   b.open_row = row;
   b.pre_ok = act + cfg_.tRAS;
   reserve_col_past(u, g, col, write, end);  // (no busy interval to grow: as hit_fast())
