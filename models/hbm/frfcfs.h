@@ -177,11 +177,10 @@ class FrFcfsController final : public Controller {
     u.col_free = u.col_max + col_clear_;
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
   }
-  // reserve_col() of a column command at or after col_free (the fast paths): it is the latest
-  // of the unit and of its group (col_clear_ >= 1), and it ends last (end_of), its data no
-  // earlier than any other's (col_clear_ >= rtw_ >= tCL + BL/2 - tWL covers the longer read
-  // latency): stores instead of maxima.
-  void reserve_col_past(Unit& u, Group& g, uint64_t col, bool write, uint64_t end_of) {
+  // reserve_col() without extend of a column command that the fast paths found at or after
+  // the unit's and the group's latest (col_free; or tCCD_S and the turnaround after the
+  // unit's latest of each direction, tCCD_L after the group's): stores instead of maxima.
+  void reserve_col_last(Unit& u, Group& g, uint64_t col, bool write) {
     if (!u.rd.in_range(col)) {
       ++overflows_;
     } else {
@@ -192,7 +191,6 @@ class FrFcfsController final : public Controller {
     u.col_max = col;
     u.col_free = col + col_clear_;
     u.dir_max[write] = col + 1;
-    u.latest = end_of;
   }
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,

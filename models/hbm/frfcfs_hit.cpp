@@ -76,13 +76,16 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
+  reserve_col_last(u, g, col, write);
   if (behind) {
-    reserve_col(u, g, col, write, true);
+    extend_col_busy(u, col, write);
     b.last_use = std::max(b.last_use, end);
     u.latest = std::max(u.latest, end);
   } else {
-    reserve_col_past(u, g, col, write, end);
-    b.last_use = end;  // (the unit's latest)
+    // Past col_free its data end last too: col_clear_ >= rtw_ >= tCL + BL/2 - tWL covers
+    // the longer read latency.
+    u.latest = end;
+    b.last_use = end;
   }
   if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
   b.col_ok = col + cfg_.tCCD_L;
@@ -166,9 +169,10 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
   b.open_row = row;
   b.pre_ok = act + cfg_.tRAS;
-  reserve_col_past(u, g, col, write, end);  // (no busy interval to grow: as hit_fast())
+  reserve_col_last(u, g, col, write);  // (no busy interval to grow: as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
+  u.latest = end;  // (past col_free: as hit_fast())
   b.last_use = end;
   slot = col;
   if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
