@@ -47,6 +47,18 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     if (s != nullptr) *s = shift, *m = count - 1;
     shift += log2u(count);
   }
+  {
+    const unsigned shifts[4] = {ch_shift_, pc_shift_, bg_shift_, bk_shift_};
+    const uint64_t masks[4] = {ch_mask_, pc_mask_, bg_mask_, bk_mask_};
+    const unsigned at[4] = {pc_bits_ + banks_bits_, banks_bits_, bpg_bits_, 0};
+    field_at_ok_ = true;
+    for (int i = 0; i < 4; ++i) {
+      if (masks[i] == 0) continue;  // a field of one value (a single pseudo-channel): 0
+      field_at_ok_ = field_at_ok_ && shifts[i] >= at[i];
+      field_at_[i] = shifts[i] >= at[i] ? shifts[i] - at[i] : 0;
+      field_mask_[i] = masks[i] << at[i];
+    }
+  }
   const uint64_t bl = c.burst_cycles();
   to_data_[0] = c.tCL, to_data_[1] = c.tWL;
   recovery_[0] = c.tRTP, recovery_[1] = c.tWL + bl + c.tWR;

@@ -232,6 +232,12 @@ class FrFcfsController final : public Controller {
   // The flat bank index (unit, bank group, bank) and the row of an offset (inline: every
   // burst decodes).
   uint32_t bank_index(uint64_t o) const {
+    if (__builtin_expect(field_at_ok_, 1)) {  // each field shifted straight into its place
+      return static_cast<uint32_t>(((o >> field_at_[0]) & field_mask_[0]) |
+                                   ((o >> field_at_[1]) & field_mask_[1]) |
+                                   ((o >> field_at_[2]) & field_mask_[2]) |
+                                   ((o >> field_at_[3]) & field_mask_[3]));
+    }
     return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
                                    ((o >> pc_shift_) & pc_mask_))
                                   << banks_bits_) |
@@ -248,6 +254,12 @@ class FrFcfsController final : public Controller {
   uint32_t last_bank_ = 0, last_row_ = 0;
   unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
   uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
+  // The same decode as one shift and one mask per field (channel, pseudo-channel, bank group,
+  // bank), its mask moved to the field's place in the bank index; when every field lies at
+  // or above that place in the offset (the burst offset is wider than the index's low bits).
+  unsigned field_at_[4] = {0, 0, 0, 0};
+  uint64_t field_mask_[4] = {0, 0, 0, 0};
+  bool field_at_ok_ = false;
   uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
   // By direction (read 0, write 1): column command to the end of its data; the least gap
   // after a column command of the other direction (wtr_ for a read, rtw_ for a write).
