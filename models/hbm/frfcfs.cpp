@@ -80,12 +80,13 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   uint64_t reach =
       (uint64_t{c.queue_depth} + c.bank_queue_depth + c.write_queue_depth + 1) * per_request;
   if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
-  const uint64_t bits = reach + 2 * margin_ + 64;
+  // (+ kFloorStep: how far below admit - margin_ the floor may lie, advance_floor())
+  const uint64_t bits = reach + 2 * margin_ + kFloorStep;
   units_.resize(c.units());
   run_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
-    u.floor_next = 64 + margin_;
+    u.floor_next = kFloorStep + margin_;
     u.act_full = CycleSet(bits);
     if (c.tREFI == 0) u.ref_hi = UINT64_MAX, u.ref_ok = 0;  // one window: no refresh
     u.waiting.reserve(size_t{c.queue_depth} + 64);
@@ -249,13 +250,15 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 }
 
 // The unit's timelines forget what lies more than the margin before an admission at `admit`.
-// The callers call it when admit >= floor_next (every timeline's floor + 64 + margin_), so the
-// new floor is above the old one.
+// The callers call it when admit >= floor_next (every timeline's floor + kFloorStep +
+// margin_), so the new floor is above the old one. Between two calls the floor lies up to
+// kFloorStep below admit - margin_: no search reads that far back (lower than the margin
+// below its request's admission), and the timelines are that much longer (the constructor),
+// so every reservation lands inside them as with a floor at admit - margin_ itself.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   const uint64_t f = (admit - margin_) & ~uint64_t{63};
   u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
-  // The floor moves again when (admit - margin) / 64 does.
-  u.floor_next = f + 64 + margin_;
+  u.floor_next = f + kFloorStep + margin_;
   Group* g = &groups_[size_t{unit} << (banks_bits_ - bpg_bits_)];
   for (Group* const end = g + cfg_.bank_groups; g != end; ++g)
     g->act.raise_floor(f), g->col.raise_floor(f);

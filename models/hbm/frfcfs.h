@@ -161,6 +161,9 @@ class FrFcfsController final : public Controller {
   // writes (DRAMsim3's rule).
   static constexpr size_t kIdleDrain = 8;
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
+  // The timelines' floor moves in steps of this many cycles (a multiple of 64): a core's loads
+  // admitted a few tens of cycles apart move it every few loads, not every one or two.
+  static constexpr uint64_t kFloorStep = 256;
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   // Records a column command at `col` on its unit's and group's timelines (burst(), the fast
   // path, pass_hit); `extend`: grow the unit's busy intervals with it.
