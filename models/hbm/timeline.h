@@ -40,7 +40,9 @@ class Timeline {
   // whose floor moves with this one's).
   void put(uint64_t c) {
     Word& w = words_[(c >> 6) & mask_];
-    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;  // branch-free: blocks change often
+    // (g++ 12 compiles the select into a branch, which a stream mostly predicts: consecutive
+    // marks tend to share a block.)
+    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;
     w.bits = keep | uint64_t{1} << (c & 63);
     w.block = c >> 6;
   }
