@@ -169,7 +169,7 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
   b.open_row = row;
   b.pre_ok = act + cfg_.tRAS;
-  reserve_col_last(u, g, col, write);  // (no busy interval to grow: as hit_fast())
+  reserve_col_last(u, g, col, write);  // (past col_free: no busy interval grown, as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
   u.latest = end;  // (past col_free: as hit_fast())
