@@ -20,6 +20,15 @@ class DivideBy {
   }
   // ceil(n / d) as (n + d - 1) / d in 64-bit arithmetic (wraps like the division would).
   uint64_t ceil(uint64_t n) const { return floor(n + d_ - 1); }
+  // ceil(n / d) (without wrapping: ceil() for n <= 2^64 - d), and whether d divides n, from one
+  // multiply.
+  uint64_t ceil_exact(uint64_t n, bool& exact) const {
+    uint64_t q = static_cast<uint64_t>((static_cast<unsigned __int128>(n) * m_) >> 64);
+    uint64_t r = n - q * d_;
+    if (r >= d_) ++q, r -= d_;
+    exact = r == 0;
+    return q + (r != 0);
+  }
 
  private:
   uint64_t d_, m_;

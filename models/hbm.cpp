@@ -21,7 +21,8 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmConfig& cfg)
       tck_value_(tck_.value()),
       tck_div_(tck_value_),
       store_(cfg.size(), cfg.fill),
-      controller_(hbm::make_controller(cfg)) {
+      controller_(hbm::make_controller(cfg)),
+      simc_(sc_core::sc_get_curr_simcontext()) {
   if (tck_value_ == 0) SC_REPORT_FATAL("npusim/hbm", "tCK is below the SystemC time resolution");
   stats_.bandwidth.window_ns = cfg.stats_window_ns;
   for (uint64_t k = 0; tck_value_ != 0 && k < 1024 && k * tck_value_ / tck_value_ == k; ++k)
@@ -39,7 +40,13 @@ const MemoryStats& Hbm::stats() const {
 }
 
 void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  // What the timing needs, read before the data moves (the compiler would read it again after
+  // the copy, which may store anywhere).
   const uint64_t offset = trans.get_address();
+  const tlm::tlm_command command = trans.get_command();
+  const uint64_t len = trans.get_data_length();
+  const uint64_t now = simc_->time_stamp().value();  // sc_time_stamp(), inline
+  const uint64_t at = now + delay.value();
   const tlm::tlm_response_status status = access_store(store_, trans, offset);
   trans.set_response_status(status);
   trans.set_dmi_allowed(false);
@@ -47,12 +54,10 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     ++stats_.errors;
     return;
   }
-  if (trans.is_read() || trans.is_write()) {
-    const bool write = trans.is_write();
-    const uint64_t len = trans.get_data_length();
-    // sc_time_stamp(), inline.
-    const uint64_t now = sc_core::sc_get_curr_simcontext()->time_stamp().value();
-    const uint64_t arrival_cycles = tck_div_.ceil(now + delay.value());
+  if (command == tlm::TLM_READ_COMMAND || command == tlm::TLM_WRITE_COMMAND) {
+    const bool write = command == tlm::TLM_WRITE_COMMAND;
+    bool on_edge = false;  // the request arrived on a clock edge
+    const uint64_t arrival_cycles = tck_div_.ceil_exact(at, on_edge);
     // One burst per burst-sized piece of [offset, offset + len); the request completes with
     // its last burst.
     const uint64_t done_cycles =
@@ -67,7 +72,7 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
     }
     // Arrived on a clock edge: the new delay is the old one plus the latency, from the table.
     const uint64_t latency = done_cycles - arrival_cycles;
-    if (arrival_cycles * tck_value_ == now + delay.value() && latency < latency_n_)
+    if (on_edge && latency < latency_n_)
       delay += latency_[latency];
     else
       delay = sc_core::sc_time::from_value(done_cycles * tck_value_ - now);

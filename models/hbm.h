@@ -99,6 +99,7 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   SparseStore store_;
   std::unique_ptr<hbm::Controller> controller_;
   RowCounts rows_;  // the row outcomes of every burst
+  sc_core::sc_simcontext* simc_;  // the simulation's (sc_time_stamp() without the lookup)
   mutable MemoryStats stats_;
 };
 

@@ -41,7 +41,7 @@ class CycleSet {
   };
   void put(uint64_t blk, uint64_t m) {
     Word& w = words_[blk & mask_];
-    w.bits = (w.block == blk ? w.bits : 0) | m;  // branch-free: blocks change often
+    w.bits = (w.block == blk ? w.bits : 0) | m;  // (g++ 12: a branch, not a select)
     w.block = blk;
   }
   std::vector<Word> words_;

@@ -47,6 +47,18 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
     if (s != nullptr) *s = shift, *m = count - 1;
     shift += log2u(count);
   }
+  {
+    const unsigned shifts[4] = {ch_shift_, pc_shift_, bg_shift_, bk_shift_};
+    const uint64_t masks[4] = {ch_mask_, pc_mask_, bg_mask_, bk_mask_};
+    const unsigned at[4] = {pc_bits_ + banks_bits_, banks_bits_, bpg_bits_, 0};
+    field_at_ok_ = true;
+    for (int i = 0; i < 4; ++i) {
+      if (masks[i] == 0) continue;  // a field of one value (a single pseudo-channel): 0
+      field_at_ok_ = field_at_ok_ && shifts[i] >= at[i];
+      field_at_[i] = shifts[i] >= at[i] ? shifts[i] - at[i] : 0;
+      field_mask_[i] = masks[i] << at[i];
+    }
+  }
   const uint64_t bl = c.burst_cycles();
   to_data_[0] = c.tCL, to_data_[1] = c.tWL;
   recovery_[0] = c.tRTP, recovery_[1] = c.tWL + bl + c.tWR;
@@ -55,23 +67,28 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // read's on the bus, so the bus needs no timeline of its own: tCCD_S >= BL/2 keeps bursts
   // of one direction apart, tRTW and tWTR those of the two.
   rtw_ = std::max<uint64_t>({c.tRTW, c.tCCD_S, c.tCL + bl > c.tWL ? c.tCL + bl - c.tWL : 0});
+  to_end_[0] = c.tCL + bl, to_end_[1] = c.tWL + bl;
+  turn_before_[0] = wtr_, turn_before_[1] = rtw_;
   // How far back a check looks from a request's admission, and how far ahead of it a
   // reservation can lie: every request the queues hold served one after another on one bank,
   // with the refreshes that fall in between.
   margin_ = std::max({c.tFAW, c.tRRD_L, c.tCCD_L, wtr_, rtw_, bl}) + 64;
   col_clear_ = std::max({c.tCCD_S, c.tCCD_L, wtr_, rtw_});
+  act_clear_ = std::max({c.tRRD_S, c.tRRD_L, c.tFAW});
   const uint64_t per_request = c.tRAS + c.tRP + c.tRCD + c.tCL + c.tWL + 2 * bl + c.tWR +
                                c.tRTP + c.tFAW + c.tCCD_L + wtr_ + rtw_;
   uint64_t reach =
       (uint64_t{c.queue_depth} + c.bank_queue_depth + c.write_queue_depth + 1) * per_request;
   if (c.tREFI != 0) reach += (reach / c.tREFI + 2) * (c.tRFC + per_request);
-  const uint64_t bits = reach + 2 * margin_ + 64;
+  // (+ kFloorStep: how far below admit - margin_ the floor may lie, advance_floor())
+  const uint64_t bits = reach + 2 * margin_ + kFloorStep;
   units_.resize(c.units());
   run_.resize(c.units());
   for (auto& u : units_) {
     u.act = u.rd = u.wr = Timeline(bits);
-    u.floor_next = 64 + margin_;
+    u.floor_next = kFloorStep + margin_;
     u.act_full = CycleSet(bits);
+    if (c.tREFI == 0) u.ref_hi = UINT64_MAX, u.ref_ok = 0;  // one window: no refresh
     u.waiting.reserve(size_t{c.queue_depth} + 64);
     u.writes.reserve(c.write_queue_depth);
     u.leave.reserve(c.write_queue_depth != 0 ? size_t{c.write_queue_depth} + 64 : 0);
@@ -115,6 +132,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   Unit& u = units_[unit];
   Group& g = groups_[bank >> bpg_bits_];
   Bank& b = banks_[bank];
+  // A miss or conflict with nothing in its way: the miss path (frfcfs_hit.cpp). Not tried
+  // where the bank is still busy at the arrival (a saturated stream): there it almost never
+  // applies.
+  if (fast_ && !drained && b.last_use <= arrival) {
+    if (const uint64_t done = miss_fast(bank, row, write, arrival, out)) return done;
+  }
   const uint64_t refi = cfg_.tREFI, rfc = per_bank_ ? cfg_.tRFCpb : cfg_.tRFC;
   // Per-bank refresh: the bank's own refreshes, phase ph into each tREFI.
   const uint64_t ph = per_bank_ ? phase_[bank] : 0;
@@ -213,12 +236,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
         if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
       }
       u.act_max = std::max(u.act_max, act);
+      u.act_free = u.act_max + act_clear_;
       u.any_act = true;
       b.open_row = row;
       b.pre_ok = act + cfg_.tRAS;
     }
     reserve_col(u, g, col, write, shortcuts_);
-    u.any_col = true;
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
     if (cfg_.page_policy == PagePolicy::kClosed) {
@@ -234,16 +257,18 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 }
 
 // The unit's timelines forget what lies more than the margin before an admission at `admit`.
+// The callers call it when admit >= floor_next (every timeline's floor + kFloorStep +
+// margin_), so the new floor is above the old one. Between two calls the floor lies up to
+// kFloorStep below admit - margin_: no search reads that far back (lower than the margin
+// below its request's admission), and the timelines are that much longer (the constructor),
+// so every reservation lands inside them as with a floor at admit - margin_ itself.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
-  const uint64_t f = admit - std::min(admit, margin_);
-  u.act.advance(f), u.rd.advance(f), u.wr.advance(f);
-  // The floor moves again when (admit - margin) / 64 does (the condition burst() and the
-  // fast path test).
-  u.floor_next = u.act.floor() + 64 + margin_;
-  for (uint32_t i = 0; i < cfg_.bank_groups; ++i) {
-    Group& gi = groups_[(size_t{unit} << (banks_bits_ - bpg_bits_)) + i];
-    gi.act.advance(f), gi.col.advance(f);
-  }
+  const uint64_t f = (admit - margin_) & ~uint64_t{63};
+  u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
+  u.floor_next = f + kFloorStep + margin_;
+  Group* g = &groups_[size_t{unit} << (banks_bits_ - bpg_bits_)];
+  for (Group* const end = g + cfg_.bank_groups; g != end; ++g)
+    g->act.raise_floor(f), g->col.raise_floor(f);
 }
 
 // Adds a leave time to the transaction queue, in order. Door times never go back and a leave
@@ -256,6 +281,7 @@ void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   } else if (u.wait_head >= 64) {
     w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.wait_head)), u.wait_head = 0;
   }
+  u.wait_max = std::max(u.wait_max, t);
   size_t i = w.size();
   w.push_back(t);
   for (; i > u.wait_head && w[i - 1] > t; --i) w[i] = w[i - 1];

@@ -62,6 +62,9 @@ class FrFcfsController final : public Controller {
   // The bursts of a multi-burst request take the same path with the facts they share on a
   // unit worked out once (models/hbm/frfcfs_run.cpp); set_fast_path() turns both on or off.
   uint64_t fast_hits() const { return fast_hits_; }  // bursts that took either
+  // Row misses and conflicts with no ACT, column command or refresh in their way take a short
+  // path too (miss_fast() in frfcfs_hit.cpp; off with the fast path and with row_hit_cap).
+  uint64_t fast_misses() const { return fast_misses_; }
 
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
@@ -87,9 +90,18 @@ class FrFcfsController final : public Controller {
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
-    bool any_act = false, any_col = false;
-    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi.
-    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0;
+    // A column command at or after col_free meets tCCD and the turnarounds against every one
+    // granted: col_max + col_clear_, or 0 before the first.
+    uint64_t col_free = 0;
+    // The same for an ACT (act_clear_ past the latest: tRRD_S, tRRD_L, tFAW), 0 before the
+    // first.
+    uint64_t act_free = 0;
+    bool any_act = false;
+    // The refresh window of the last lookup: t / tREFI == ref_k for ref_lo <= t < ref_hi;
+    // in it, a burst from ref_ok on is past the refresh (ref_lo + tRFC, or ref_lo in the
+    // first window). Before the first lookup the window is empty and ref_ok is UINT64_MAX;
+    // without refresh it is every cycle (ref_hi UINT64_MAX, ref_ok 0).
+    uint64_t ref_lo = 0, ref_hi = 0, ref_k = 0, ref_ok = UINT64_MAX;
     // Cycles [col_busy_lo, col_busy_hi) hold no read [0] or write [1] column command that
     // tCCD_S and the turnarounds allow against the unit's column commands: found by an
     // earlier search, and true for good, as reservations are only added.
@@ -97,6 +109,7 @@ class FrFcfsController final : public Controller {
     // When each request in the transaction queue leaves it, ascending from wait_head.
     std::vector<uint64_t> waiting;
     size_t wait_head = 0;
+    uint64_t wait_max = 0;  // the latest leave time ever added: none is later
     std::vector<PendingWrite> writes;  // the write buffer (write_queue_depth > 0)
     // The drains granted so far: the cycles their writes leave the buffer for their bank
     // queues, ascending from leave_head (they hold their places in the buffer until then);
@@ -125,7 +138,7 @@ class FrFcfsController final : public Controller {
       ++rows.n[static_cast<unsigned>(RowOutcome::kHit)];
       return done;
     }
-    RowOutcome out = RowOutcome::kMiss;
+    RowOutcome out = RowOutcome::kMiss;  // (burst() tries miss_fast() first)
     done = burst(bank, row, write, arrival, out, false);
     ++rows.n[static_cast<unsigned>(out)];
     return done;
@@ -145,6 +158,14 @@ class FrFcfsController final : public Controller {
   // For a burst to its bank's open row (the caller checks); `drained`: a write leaving the
   // write buffer (admitted when it entered it), as burst().
   bool hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done, bool drained = false);
+  // For a burst that is not to the bank's open row, or finds it closed by a refresh: a miss
+  // or conflict whose ACT and column command no reservation moves, outside refresh, as
+  // burst() grants it (its completion and outcome); 0 (nothing changed) otherwise. burst()
+  // tries it first, when the fast path is on. miss_grant(): the rest of it, out of line.
+  uint64_t miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                     RowOutcome& out);
+  __attribute__((noinline)) uint64_t miss_grant(uint32_t bank, uint32_t row, bool write,
+                                                uint64_t arrival, RowOutcome& out);
   bool fast_allowed() const {
     return cfg_.page_policy == PagePolicy::kOpen && !per_bank_;
   }
@@ -161,6 +182,9 @@ class FrFcfsController final : public Controller {
   // writes (DRAMsim3's rule).
   static constexpr size_t kIdleDrain = 8;
   void advance_floor(Unit& u, uint32_t unit, uint64_t admit);
+  // The timelines' floor moves in steps of this many cycles (a multiple of 64): a core's loads
+  // admitted a few tens of cycles apart move it every few loads, not every one or two.
+  static constexpr uint64_t kFloorStep = 256;
   void extend_col_busy(Unit& u, uint64_t col, bool write) const;
   // Records a column command at `col` on its unit's and group's timelines (burst(), the fast
   // path, pass_hit); `extend`: grow the unit's busy intervals with it.
@@ -174,7 +198,23 @@ class FrFcfsController final : public Controller {
     g.col_end = std::max(g.col_end, col + 1);
     if (extend) extend_col_busy(u, col, write);
     u.col_max = std::max(u.col_max, col);
+    u.col_free = u.col_max + col_clear_;
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
+  }
+  // reserve_col() without extend of a column command that the fast paths found at or after
+  // the unit's and the group's latest (col_free; or tCCD_S and the turnaround after the
+  // unit's latest of each direction, tCCD_L after the group's): stores instead of maxima.
+  void reserve_col_last(Unit& u, Group& g, uint64_t col, bool write) {
+    if (!u.rd.in_range(col)) {
+      ++overflows_;
+    } else {
+      (write ? u.wr : u.rd).put(col);
+      g.col.put(col);
+    }
+    g.col_end = col + 1;
+    u.col_max = col;
+    u.col_free = col + col_clear_;
+    u.dir_max[write] = col + 1;
   }
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
@@ -210,11 +250,18 @@ class FrFcfsController final : public Controller {
     u.ref_k = t / cfg_.tREFI;
     u.ref_lo = u.ref_k * cfg_.tREFI;
     u.ref_hi = u.ref_lo + cfg_.tREFI;
+    u.ref_ok = u.ref_k >= 1 ? u.ref_lo + cfg_.tRFC : 0;
     return u.ref_k;
   }
   // The flat bank index (unit, bank group, bank) and the row of an offset (inline: every
   // burst decodes).
   uint32_t bank_index(uint64_t o) const {
+    if (__builtin_expect(field_at_ok_, 1)) {  // each field shifted straight into its place
+      return static_cast<uint32_t>(((o >> field_at_[0]) & field_mask_[0]) |
+                                   ((o >> field_at_[1]) & field_mask_[1]) |
+                                   ((o >> field_at_[2]) & field_mask_[2]) |
+                                   ((o >> field_at_[3]) & field_mask_[3]));
+    }
     return static_cast<uint32_t>(((((o >> ch_shift_) & ch_mask_) << pc_bits_ |
                                    ((o >> pc_shift_) & pc_mask_))
                                   << banks_bits_) |
@@ -231,8 +278,18 @@ class FrFcfsController final : public Controller {
   uint32_t last_bank_ = 0, last_row_ = 0;
   unsigned ch_shift_ = 0, pc_shift_ = 0, bg_shift_ = 0, bk_shift_ = 0, row_shift_ = 0;
   uint64_t ch_mask_ = 0, pc_mask_ = 0, bg_mask_ = 0, bk_mask_ = 0, row_mask_ = 0;
+  // The same decode as one shift and one mask per field (channel, pseudo-channel, bank group,
+  // bank), its mask moved to the field's place in the bank index; when every field lies at
+  // or above that place in the offset (the burst offset is wider than the index's low bits).
+  unsigned field_at_[4] = {0, 0, 0, 0};
+  uint64_t field_mask_[4] = {0, 0, 0, 0};
+  bool field_at_ok_ = false;
   uint64_t to_data_[2] = {0, 0}, recovery_[2] = {0, 0}, wtr_ = 0, rtw_ = 0, margin_ = 0;
+  // By direction (read 0, write 1): column command to the end of its data; the least gap
+  // after a column command of the other direction (wtr_ for a read, rtw_ for a write).
+  uint64_t to_end_[2] = {0, 0}, turn_before_[2] = {0, 0};
   uint64_t col_clear_ = 0;  // a column command this far after every other one meets them all
+  uint64_t act_clear_ = 0;  // and an ACT after every other ACT
   std::vector<Unit> units_;
   std::vector<Bank> banks_;
   std::vector<Group> groups_;
@@ -245,7 +302,7 @@ class FrFcfsController final : public Controller {
   std::vector<RowHistory> history_;  // row_hit_cap != 0: one per bank
   bool shortcuts_ = true;
   bool fast_ = false;  // set_fast_path()
-  uint64_t fast_hits_ = 0;
+  uint64_t fast_hits_ = 0, fast_misses_ = 0;
   std::vector<RunUnit> run_;  // per unit
   uint64_t run_req_ = 0;
 };

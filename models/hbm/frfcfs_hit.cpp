@@ -18,8 +18,8 @@ namespace npusim::models::hbm {
 void FrFcfsController::extend_col_busy(Unit& u, uint64_t col, bool write) const {
   extend_busy(u.col_busy_lo[write], u.col_busy_hi[write], col, cfg_.tCCD_S, cfg_.tCCD_S,
               u.last_admit);
-  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, write ? rtw_ : wtr_,
-              write ? wtr_ : rtw_, u.last_admit);
+  extend_busy(u.col_busy_lo[!write], u.col_busy_hi[!write], col, turn_before_[write],
+              turn_before_[!write], u.last_admit);
 }
 
 bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uint64_t& done,
@@ -32,11 +32,14 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // transaction queue is full, then for the entry a full bank queue ahead to issue. Nothing
   // is changed until the grant below.
   uint64_t admit = std::max(arrival, u.last_admit);
-  // (A write from the write buffer passed the door when it entered the buffer.)
-  const auto& w = u.waiting;
+  // (A write from the write buffer passed the door when it entered the buffer.) Every leave
+  // time is at or before the admission in the common case: then the queue holds nobody at
+  // it, and the leave times burst() would drop here, a later scan drops as well.
   size_t h = u.wait_head;
-  const size_t n = w.size();
-  if (!drained && h != n) {  // (the common case: nobody waits)
+  const bool scan = !drained && admit < u.wait_max;
+  if (scan) {
+    const auto& w = u.waiting;
+    const size_t n = w.size();
     while (h < n && w[h] <= admit) ++h;
     if (n - h >= cfg_.queue_depth) admit = w[h++];
   }
@@ -50,50 +53,141 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // this cycle without reading a timeline and without recording anything.
   uint64_t col = std::max(t, b.col_ok);
   Group& g = groups_[bank >> bpg_bits_];
-  const bool behind = u.any_col && col < u.col_max + col_clear_;
+  const bool behind = col < u.col_free;
   if (behind) {
     if (!shortcuts_) return false;
     if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
     if (u.dir_max[write] + cfg_.tCCD_S > col + 1 ||
-        u.dir_max[!write] + (write ? rtw_ : wtr_) > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
+        u.dir_max[!write] + turn_before_[write] > col + 1 || g.col_end + cfg_.tCCD_L > col + 1)
       return false;
   }
-  const uint64_t end = col + to_data_[write] + cfg_.burst_cycles();
-  const uint64_t refi = cfg_.tREFI;
-  if (refi != 0) {
-    // Not in a refresh, the bank not refreshed since its last use, and the access (its column
-    // command to its last data) inside one refresh interval.
-    const uint64_t k = refresh_window(u, t);
-    if (k >= 1 && (t < k * refi + cfg_.tRFC || b.last_use < k * refi)) return false;
-    if (refresh_window(u, col) != k || end > (k + 1) * refi) return false;
+  const uint64_t end = col + to_end_[write];
+  // Refresh: not in a refresh, the bank not refreshed since its last use, and the access (its
+  // column command to its last data) inside one refresh interval. Inside the unit's cached
+  // refresh window that is three compares (ref_ok > ref_lo when the window has a refresh);
+  // else the window of t is looked up, and the same compares decide.
+  if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) {
+    refresh_window(u, t);
+    if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) return false;
   }
   // As burst(): the queues, the timelines' floor, the admission, the grant.
   if (held) ++u.release;
-  if (!drained) {
-    u.wait_head = h;
-    if (t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
-  }
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
-    advance_floor(u, unit, admit);
-  if (!drained) {
+  if (scan) u.wait_head = h;
+  if (!drained && t > admit) wait_insert(u, t);  // it leaves the transaction queue at t
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
+  if (!drained) {  // (a drained write entered the buffer at its admission)
     u.last_admit = admit;
     last_admit_ = admit;
   }
   // The busy intervals grow as in burst() when the command lands right behind others (a
   // DMA request's bursts on one unit); past them all (a core's loads) that costs more than
   // the next search it would save.
-  reserve_col(u, g, col, write, behind);
+  reserve_col_last(u, g, col, write);
+  if (behind) {
+    extend_col_busy(u, col, write);
+    b.last_use = std::max(b.last_use, end);
+    u.latest = std::max(u.latest, end);
+  } else {
+    // Past col_free its data end last too: col_clear_ >= rtw_ >= tCL + BL/2 - tWL covers
+    // the longer read latency.
+    u.latest = end;
+    b.last_use = end;
+  }
   if (cfg_.row_hit_cap != 0) ++history_[bank].hits;  // burst()'s note_row for a hit
-  u.any_col = true;
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
-  b.last_use = std::max(b.last_use, end);
-  u.latest = std::max(u.latest, end);
   slot = col;
   if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
   done = end;
   ++fast_hits_;
   return true;
+}
+
+// The row-miss and row-conflict path, burst()'s first pass for them where neither search
+// moves anything: the ACT at or past act_free (no tRRD or tFAW window of a granted ACT reaches
+// it, so find_act() returns it), the column command at or past col_free (so does find_col()),
+// after the refresh that holds the admission (none at t, and the access ends before the next:
+// burst() then runs its loop once). tests/models/test_hbm_fast_path.cpp holds it equal.
+// It applies where no column command is pending at the admission (a core's loads): on a busy
+// unit it gives up before miss_grant() saves a register.
+uint64_t FrFcfsController::miss_fast(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                     RowOutcome& out) {
+  if (cfg_.row_hit_cap != 0) return 0;  // a hit may pass a conflict (pass_hit, note_row)
+  const Unit& u = units_[bank >> banks_bits_];
+  if (std::max(arrival, u.last_admit) < u.col_free) return 0;
+  return miss_grant(bank, row, write, arrival, out);
+}
+
+uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
+                                      RowOutcome& out) {
+  const uint32_t unit = bank >> banks_bits_;
+  Unit& u = units_[unit];
+  Bank& b = banks_[bank];
+  // The door and the bank queue, as hit_fast().
+  uint64_t admit = std::max(arrival, u.last_admit);
+  size_t h = u.wait_head;
+  const bool scan = admit < u.wait_max;
+  if (scan) {
+    const auto& w = u.waiting;
+    const size_t n = w.size();
+    while (h < n && w[h] <= admit) ++h;
+    if (n - h >= cfg_.queue_depth) admit = w[h++];
+  }
+  // A read held back by a write drain (admitted before its release) takes burst()'s path.
+  // (Unreachable while every drained write's column command lies at or after its move, as
+  // col_free then lies past the release; kept so the rule does not rest on that.)
+  if (admit < u.release) return 0;
+  uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
+  const uint64_t t = std::max(admit, slot);
+  // burst()'s refresh step at t: none in progress (burst() would start after it); a bank
+  // refreshed since its last use has its row closed and no ACT before the refresh ends.
+  if (t < u.ref_ok || t >= u.ref_hi) {
+    refresh_window(u, t);
+    if (t < u.ref_ok) return 0;
+  }
+  const bool refreshed = b.last_use < u.ref_lo;
+  const uint32_t open = refreshed ? kNoRow : b.open_row;
+  if (open == row) return 0;  // a hit the fast path did not take: burst()
+  const uint64_t act_ok = refreshed ? std::max(b.act_ok, u.ref_ok) : b.act_ok;
+  uint64_t act = std::max(t, act_ok);
+  if (open != kNoRow) act = std::max(act, std::max(t, b.pre_ok) + cfg_.tRP);
+  if (act < u.act_free) return 0;  // find_act() would search
+  const uint64_t col = std::max(act + cfg_.tRCD, b.col_ok);
+  if (col < u.col_free) return 0;  // find_col() would search
+  // The access, from its first command (the precharge tRP before the ACT of a conflict, at
+  // or after t) to its last data, inside the refresh interval of t.
+  const uint64_t end = col + to_end_[write];
+  if (end > u.ref_hi) return 0;
+  // The grant, in burst()'s order.
+  if (scan) u.wait_head = h;
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
+  u.last_admit = admit;
+  last_admit_ = admit;
+  if (t > admit) wait_insert(u, t);
+  Group& g = groups_[bank >> bpg_bits_];
+  if (refreshed) b.act_ok = act_ok;
+  if (!u.act.in_range(act)) {
+    ++overflows_;
+  } else {
+    mark_act(u, g, act);
+    u.act.put(act);
+    if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
+  }
+  u.act_max = std::max(u.act_max, act);
+  u.act_free = u.act_max + act_clear_;
+  u.any_act = true;
+  out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
+  b.open_row = row;
+  b.pre_ok = act + cfg_.tRAS;
+  reserve_col_last(u, g, col, write);  // (past col_free: no busy interval grown, as hit_fast())
+  b.col_ok = col + cfg_.tCCD_L;
+  b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
+  u.latest = end;  // (past col_free: as hit_fast())
+  b.last_use = end;
+  slot = col;
+  if (++b.queue_next == cfg_.bank_queue_depth) b.queue_next = 0;
+  ++fast_misses_;
+  return end;  // (> 0: to_end_ >= 1)
 }
 
 // Here rather than in frfcfs.cpp so that the fast path (hit_fast() and its reservations) is

@@ -40,8 +40,7 @@ void FrFcfsController::run_prepare(RunUnit& r, uint32_t unit, uint64_t arrival) 
   }
   // As burst(): the timelines' floor and the admission (the same for every burst here, as no
   // burst of this path waits).
-  if (((admit - std::min(admit, margin_)) >> 6) != (u.act.floor() >> 6))
-    advance_floor(u, unit, admit);
+  if (admit >= u.floor_next) advance_floor(u, unit, admit);
   u.last_admit = admit;
   // Every timeline of the unit and of its groups has the same floor and size.
   r.floor = u.rd.floor();
@@ -86,7 +85,7 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
       Group& g = groups_[bank >> group_shift];
       uint64_t col = std::max(t, b.col_ok);
       bool ok = b.open_row == row && slot <= t && b.last_use >= r.use_lo;
-      if (ok && u.any_col && col < u.col_max + clear) {
+      if (ok && col < u.col_free) {
         if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
         ok = sc && u.dir_max[write] + ccd_s <= col + 1 && u.dir_max[!write] + other_before <= col + 1 &&
              g.col_end + ccd_l <= col + 1;
@@ -107,9 +106,9 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
                       other_after, t);
         }
         u.col_max = std::max(u.col_max, col);
+        u.col_free = u.col_max + clear;
         u.dir_max[write] = std::max(u.dir_max[write], col + 1);
         if (cap) ++history_[bank].hits;  // burst()'s note_row for a hit
-        u.any_col = true;
         b.col_ok = col + ccd_l;
         b.pre_ok = std::max(b.pre_ok, col + recovery);
         b.last_use = std::max(b.last_use, end);

@@ -154,7 +154,7 @@ uint64_t FrFcfsController::find_col(Unit& u, Group& g, uint64_t c, bool write) c
   const uint64_t after = write ? wtr_ : rtw_;   // the other one after this command
   auto lo_of = [](uint64_t x, uint64_t w) { return x + 1 > w ? x + 1 - w : 0; };
   // Past every column command and burst granted: nothing to check.
-  if (!u.any_col || c >= u.col_max + col_clear_) return c;
+  if (c >= u.col_free) return c;
   // The unit's checks first, then the group's; cycles up to the first that passes the unit's
   // checks stay full for good.
   uint64_t& busy_lo = u.col_busy_lo[write];

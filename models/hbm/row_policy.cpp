@@ -38,7 +38,6 @@ uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, b
   const uint64_t col = find_col(u, g, c0, write);
   if (col + recovery_[write] > h.prev_pre) return 0;
   reserve_col(u, g, col, write, false);  // the group's col_end too (burst()'s record)
-  u.any_col = true;
   h.prev_col_ok = col + cfg_.tCCD_L;
   ++h.prev_hits;
   const uint64_t done = col + to_data_[write] + cfg_.burst_cycles();

@@ -24,13 +24,15 @@ class Timeline {
   }
   uint64_t size() const { return (mask_ + 1) * 64; }
   uint64_t floor() const { return floor_; }
-  bool in_range(uint64_t c) const { return c >= floor_ && c - floor_ < size(); }
+  bool in_range(uint64_t c) const { return c - floor_ < size(); }  // (below: wraps, fails)
 
   // Forgets every cycle below `f` (rounded down to a word).
   void advance(uint64_t f) {
     f &= ~uint64_t{63};
     if (f > floor_) floor_ = f;
   }
+  // advance() to a word boundary `f` the caller knows to be above the floor.
+  void raise_floor(uint64_t f) { floor_ = f; }
   void set(uint64_t c) {
     if (in_range(c)) put(c);
   }
@@ -38,7 +40,9 @@ class Timeline {
   // whose floor moves with this one's).
   void put(uint64_t c) {
     Word& w = words_[(c >> 6) & mask_];
-    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;  // branch-free: blocks change often
+    // (g++ 12 compiles the select into a branch, which a stream mostly predicts: consecutive
+    // marks tend to share a block.)
+    const uint64_t keep = w.block == c >> 6 ? w.bits : 0;
     w.bits = keep | uint64_t{1} << (c & 63);
     w.block = c >> 6;
   }

@@ -1,5 +1,4 @@
 #include "sim/tools/traffic.h"
-#include "sim/output/json_text.h"
 #include "sim/output/progress.h"
 #include "sim/run/stop_signal.h"
 
@@ -9,11 +8,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <ostream>
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -25,6 +22,7 @@
 #include "models/memory_system.h"
 #include "models/unwind.h"
 #include "sim/tools/heap_replay.h"
+#include "sim/tools/traffic_ring.h"
 
 namespace npusim::sim {
 
@@ -50,64 +48,6 @@ Pattern parse_pattern(const std::string& p) {
   }
   throw TrafficError("--pattern '" + p + "': expected seq, random or stride:BYTES");
 }
-
-// The completion times of the requests in flight, for the earliest one: a ring of buckets,
-// one per clock cycle, with a bitmap of the non-empty ones. The generator only ever asks for
-// the earliest completion at or after the latest it took (issue times never go back, and a
-// completion is never before its issue), so a cursor moves forward over the bitmap: O(1) per
-// request, amortised, where the binary heap it replaced cost O(log outstanding) and 40 % of a
-// saturated random run. A completion is kept as its cycle, rounded up: the generator issues on
-// clock edges.
-class CompletionRing {
- public:
-  explicit CompletionRing(uint64_t cycles = 1024) { resize(cycles); }
-  size_t size() const { return size_; }
-  void push(uint64_t cycle) {
-    if (cycle < cursor_) cycle = cursor_;
-    while (cycle - cursor_ >= count_.size()) grow();
-    const uint64_t i = cycle & mask_;
-    if (count_[i]++ == 0) bits_[i >> 6] |= uint64_t{1} << (i & 63);
-    ++size_;
-  }
-  // Removes and returns the earliest cycle (size() > 0).
-  uint64_t pop() {
-    for (;;) {
-      const uint64_t i = cursor_ & mask_;
-      const uint64_t w = bits_[i >> 6] & (~uint64_t{0} << (i & 63));
-      if (w != 0) {
-        const uint64_t j = (i & ~uint64_t{63}) + static_cast<uint64_t>(__builtin_ctzll(w));
-        cursor_ += j - i;
-        if (--count_[j] == 0) bits_[j >> 6] &= ~(uint64_t{1} << (j & 63));
-        --size_;
-        return cursor_;
-      }
-      cursor_ += 64 - (i & 63);  // the next word
-    }
-  }
-
- private:
-  void resize(uint64_t cycles) {
-    uint64_t n = 64;
-    while (n < cycles) n <<= 1;
-    count_.assign(n, 0);
-    bits_.assign(n / 64, 0);
-    mask_ = n - 1;
-  }
-  void grow() {
-    std::vector<std::pair<uint64_t, uint32_t>> keep;
-    for (uint64_t c = cursor_; c < cursor_ + count_.size(); ++c)
-      if (count_[c & mask_] != 0) keep.emplace_back(c, count_[c & mask_]);
-    resize(count_.size() * 2);
-    for (const auto& [c, n] : keep) {
-      count_[c & mask_] = n;
-      bits_[(c & mask_) >> 6] |= uint64_t{1} << (c & 63);
-    }
-  }
-  std::vector<uint32_t> count_;
-  std::vector<uint64_t> bits_;
-  uint64_t mask_ = 0, cursor_ = 0;
-  size_t size_ = 0;
-};
 
 // The TLM quantum keeper, telling its next sync point (so the generator need not ask
 // need_sync(), which reads the simulation time, at every request).
@@ -186,6 +126,104 @@ class TrafficGenerator : public sc_core::sc_module {
     return s_.base;
   }
 
+  // The request loop of the common case, no --rate and no --issue-width (run() sets it up):
+  // every time is on the clock grid, so it counts in cycles, and its state stays in locals
+  // (run()'s loop reads members again after each b_transport). The traffic_grid tests hold
+  // the two loops equal; run()'s takes over if the simulation time ever leaves the grid.
+  struct Grid {
+    tlm::tlm_generic_payload& t;
+    CompletionRing& in_flight;
+    QuantumKeeper& qk;
+    const sc_time* cycles_time;  // k cycles as an sc_time, k < cycles_n
+    uint64_t cycles_n, clk;
+    const models::DivideBy& per_clk;
+    // In and out: the next request; the previous one's issue cycle; the simulation time (in
+    // time units and cycles) and the quantum keeper's next sync; the latest completion.
+    uint64_t i, prev_c, now, now_c, next_sync, last;
+    bool stop, off_grid;  // out: a stop signal came; the simulation time left the grid
+  };
+  template <Pattern::Kind K>
+  __attribute__((noinline)) void grid_loop(Grid& g) {
+    const uint64_t requests = s_.requests, size = s_.size, base = s_.base, span = s_.span;
+    const bool bounded = s_.outstanding != 0;
+    const uint64_t limit = s_.outstanding;
+    const uint64_t clk = g.clk, cycles_n = g.cycles_n, slots = slots_;
+    const double read_ratio = s_.read_ratio;
+    const bool all_reads = read_ratio >= 1.0, mixed = read_ratio < 1.0;
+    tlm::tlm_generic_payload& t = g.t;
+    CompletionRing& in_flight = g.in_flight;
+    tlm::tlm_blocking_transport_if<>* const target = mem.operator->();  // looked up once
+    uint64_t i = g.i, prev_c = g.prev_c, now = g.now, now_c = g.now_c, last = g.last;
+    uint64_t x = x_, slot = seq_slot_, addr = base + slot * size, offset = stride_offset_;
+    const uint64_t step = stride_step_, exact = stride_exact_, stride = s_.pattern.stride;
+    auto random = [&x] {  // next_random() on the local copy
+      x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+      return x * 0x2545F4914F6CDD1Dull;
+    };
+    for (; i < requests; ++i) {
+      if ((i & 255) == 0) {  // the progress line, and a stop on SIGINT/SIGTERM
+        if ((g.stop = interrupted())) break;
+        s_.progress->update(i, static_cast<double>(prev_c * clk) / 1e3);
+      }
+      uint64_t issue_c = prev_c;
+      if (bounded && in_flight.size() >= limit) issue_c = std::max(issue_c, in_flight.pop());
+      const bool read =
+          all_reads ||
+          (read_ratio > 0.0 && static_cast<double>(random() >> 11) * 0x1.0p-53 < read_ratio);
+      uint64_t a;  // as address(i)
+      if constexpr (K == Pattern::kSeq) {
+        a = addr, addr += size;
+        if (++slot == slots) slot = 0, addr = base;
+      } else if constexpr (K == Pattern::kRandom) {
+        const auto r = static_cast<unsigned __int128>(random()) * slots;
+        a = base + static_cast<uint64_t>(r >> 64) * size;
+      } else {
+        uint64_t o;
+        if (i <= exact) {
+          o = offset, offset += step;
+          if (offset >= span) offset -= span;
+        } else {
+          o = (i * stride) % span;
+        }
+        a = base + std::min(o, span - size);
+      }
+      t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+      t.set_address(a);
+      t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      t.set_dmi_allowed(false);  // a reused payload: the last target may have set the hint
+      const uint64_t ahead_c = issue_c - now_c;
+      sc_time delay =
+          ahead_c < cycles_n ? g.cycles_time[ahead_c] : sc_time::from_value(ahead_c * clk);
+      target->b_transport(t, delay);
+      if (!t.is_response_ok()) {
+        error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
+                            read ? "read" : "write", size, a, t.get_response_string());
+        break;
+      }
+      const uint64_t done = now + static_cast<uint64_t>(delay.value());
+      last = std::max(last, done);
+      const uint64_t done_c = g.per_clk.ceil(done);
+      latency_cycles.record(done_c - issue_c);
+      if (mixed && read) read_latency_cycles.record(done_c - issue_c);
+      if (bounded) in_flight.push(done_c);
+      prev_c = issue_c;
+      if (issue_c * clk >= g.next_sync) {  // the quantum keeper's set + need_sync
+        g.qk.set(sc_time::from_value(issue_c * clk - now));
+        g.qk.sync();
+        now = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+        now_c = g.per_clk.floor(now);
+        g.next_sync = static_cast<uint64_t>(g.qk.next_sync_point());
+        if (now_c * clk != now) {  // (not expected: the sync is to an issue cycle)
+          g.off_grid = true;
+          ++i;
+          break;
+        }
+      }
+    }
+    g.i = i, g.prev_c = prev_c, g.now = now, g.now_c = now_c, g.last = last;
+    x_ = x, seq_slot_ = slot, stride_offset_ = offset;
+  }
+
   void run() {
     QuantumKeeper qk;
     qk.set_global_quantum(sc_time(1, sc_core::SC_US));
@@ -250,7 +288,30 @@ class TrafficGenerator : public sc_core::sc_module {
       bytes = done_requests * size;
       if (admit) t.clear_extension(&*admit);
     };
-    for (uint64_t i = 0; i < requests; ++i) {
+    uint64_t i = 0;
+    bool stop = false;  // SIGINT/SIGTERM: the requests so far are the measurement
+    // The common case, without --rate or --issue-width: grid_loop() below.
+    if (on_grid && issue_width == 0) {
+      first = prev_c * clk;  // the first request's issue (nothing in flight holds it back)
+      Grid g{t, in_flight, qk, cycles_time.data(), cycles_n, clk, per_clk, 0, prev_c, now,
+             now_c, next_sync, last, false, false};
+      switch (s_.pattern.kind) {
+        case Pattern::kSeq: grid_loop<Pattern::kSeq>(g); break;
+        case Pattern::kRandom: grid_loop<Pattern::kRandom>(g); break;
+        case Pattern::kStride: grid_loop<Pattern::kStride>(g); break;
+      }
+      i = done_requests = g.i;
+      prev_c = g.prev_c, prev_issue = g.prev_c * clk;
+      now = g.now, now_c = g.now_c, next_sync = g.next_sync;
+      last = g.last;
+      on_grid = !g.off_grid;
+      stop = g.stop;
+      if (!error.empty()) {
+        finish();
+        return;
+      }
+    }
+    for (; !stop && i < requests; ++i) {
       if ((i & 255) == 0) {  // every 256 requests: the progress line, and a stop on SIGINT/SIGTERM
         if (interrupted()) break;  // the requests so far are the measurement
         s_.progress->update(i, static_cast<double>(prev_issue) / 1e3);
@@ -422,70 +483,6 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   r.refreshes = s.refreshes;
   r.bank_conflicts = s.bank_conflicts;
   return r;
-}
-
-void print_text(const TrafficResult& r, std::ostream& out) {
-  const double c = r.clock_ns;
-  out << fmt::format("npusim traffic: {} pattern {}: {} requests, {} bytes, {} outstanding\n",
-                     r.memory, r.pattern, r.requests, r.bytes, r.outstanding);
-  out << fmt::format("  bandwidth     {:.2f} GB/s ({:.0f} ns)\n", r.bandwidth_gbps, r.elapsed_ns);
-  out << fmt::format("  latency       mean {:.1f}  p50 {}  p99 {}  max {} cycles (min {})\n",
-                     r.latency_mean_cycles, r.latency_p50_cycles, r.latency_p99_cycles,
-                     r.latency_max_cycles, r.latency_min_cycles);
-  out << fmt::format("                mean {:.1f}  p50 {:.1f}  p99 {:.1f}  max {:.1f} ns\n",
-                     r.latency_mean_cycles * c, static_cast<double>(r.latency_p50_cycles) * c,
-                     static_cast<double>(r.latency_p99_cycles) * c,
-                     static_cast<double>(r.latency_max_cycles) * c);
-  if (r.reads)
-    out << fmt::format("  reads         {} of {}: latency mean {:.1f}  p50 {}  p99 {} cycles\n",
-                       *r.reads, r.requests, r.read_latency_mean_cycles,
-                       r.read_latency_p50_cycles, r.read_latency_p99_cycles);
-  if (r.row_hit_rate)
-    out << fmt::format("  row hit rate  {:.2f} % ({} hits, {} misses, {} conflicts; {} refreshes)\n",
-                       *r.row_hit_rate * 100.0, r.row_hits, r.row_misses, r.row_conflicts,
-                       r.refreshes);
-  else
-    out << fmt::format("  bank conflicts {}\n", r.bank_conflicts);
-  if (!r.interrupted.empty())
-    out << fmt::format("  interrupted by {} after {} of {} requests: the figures above are partial\n",
-                       r.interrupted, r.requests, r.planned);
-}
-
-void print_json(const TrafficResult& r, std::ostream& out) {
-  nlohmann::json j;
-  j["memory"] = r.memory;
-  j["pattern"] = r.pattern;
-  j["requests"] = r.requests;
-  j["bytes"] = r.bytes;
-  j["outstanding"] = r.outstanding;
-  j["elapsed_ns"] = r.elapsed_ns;
-  j["clock_ns"] = r.clock_ns;
-  j["bandwidth_gbps"] = r.bandwidth_gbps;
-  j["latency_mean_cycles"] = r.latency_mean_cycles;
-  j["latency_p50_cycles"] = r.latency_p50_cycles;
-  j["latency_p99_cycles"] = r.latency_p99_cycles;
-  j["latency_max_cycles"] = r.latency_max_cycles;
-  j["latency_mean_ns"] = r.latency_mean_cycles * r.clock_ns;
-  j["latency_p50_ns"] = static_cast<double>(r.latency_p50_cycles) * r.clock_ns;
-  j["latency_p99_ns"] = static_cast<double>(r.latency_p99_cycles) * r.clock_ns;
-  j["latency_max_ns"] = static_cast<double>(r.latency_max_cycles) * r.clock_ns;
-  if (r.reads) {  // a pattern with writes: the reads' own latency
-    j["reads"] = *r.reads;
-    j["read_latency_mean_cycles"] = r.read_latency_mean_cycles;
-    j["read_latency_p50_cycles"] = r.read_latency_p50_cycles;
-    j["read_latency_p99_cycles"] = r.read_latency_p99_cycles;
-  }
-  j["row_hit_rate"] = r.row_hit_rate ? nlohmann::json(*r.row_hit_rate) : nlohmann::json(nullptr);
-  j["row_hits"] = r.row_hits;
-  j["row_misses"] = r.row_misses;
-  j["row_conflicts"] = r.row_conflicts;
-  j["refreshes"] = r.refreshes;
-  j["bank_conflicts"] = r.bank_conflicts;
-  if (!r.interrupted.empty()) {  // SIGINT/SIGTERM: `requests` is what completed of `requests_planned`
-    j["interrupted"] = r.interrupted;
-    j["requests_planned"] = r.planned;
-  }
-  out << json_text(j) << '\n';
 }
 
 }  // namespace npusim::sim

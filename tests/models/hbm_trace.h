@@ -1,6 +1,7 @@
 // What the HBM controller equality tests compare (test_hbm_search.cpp: search shortcuts on
 // against off; test_hbm_fast_path.cpp: the fast paths on against off): every request's
-// completion and admission, the row outcomes, refreshes and fast-path bursts.
+// completion and admission, the row outcomes, refreshes and fast-path bursts (hits, and misses
+// and conflicts).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,7 @@ namespace npusim::models::test {
 struct Trace {
   std::vector<uint64_t> done, admit;
   RowCounts rows;
-  uint64_t refreshes = 0, fast = 0;
+  uint64_t refreshes = 0, fast = 0, fast_misses = 0;
 };
 
 // Every completion, admission and row count of `a` equal to `b`'s.

@@ -60,6 +60,7 @@ Trace replay(const HbmConfig& cfg, bool fast, uint64_t seed, uint64_t n,
   }
   t.refreshes = c.refreshes();
   t.fast = c.fast_hits();
+  t.fast_misses = c.fast_misses();
   return t;
 }
 
@@ -105,10 +106,16 @@ TEST_CASE("hbm controller: the row-hit fast path changes no completion", "[hbm][
         check_same(on, off);
         CHECK(on.refreshes == off.refreshes);
         CHECK(off.fast == 0);
+        CHECK(off.fast_misses == 0);
       }
       // The comparison means something: thousands of hits took the fast path (40-55 % of
       // them; 5 % with refresh every 300 cycles and a bank queue of 2).
       CHECK(on.fast > 2000);
+      // And misses and conflicts the miss path (30-35 % of them, 0.1 % with refresh every 300
+      // cycles and a bank queue of 2; none with row_hit_cap, which it leaves to burst()).
+      INFO("fast misses " << on.fast_misses << " of " << on.rows.n[1] + on.rows.n[2]);
+      if (k.row_hit_cap == 0) CHECK(on.fast_misses > 20);
+      else CHECK(on.fast_misses == 0);
     }
   }
 }
@@ -135,6 +142,8 @@ TEST_CASE("hbm controller: no fast path with closed pages or per-bank refresh, o
   CHECK(buffered.fast_hits() > 500);
   CHECK(per_bank.fast_hits() == 0);
   CHECK(closed.fast_hits() == 0);
+  CHECK(per_bank.fast_misses() == 0);
+  CHECK(closed.fast_misses() == 0);
 }
 
 namespace {
@@ -172,6 +181,7 @@ Trace saturated(const HbmConfig& cfg, bool fast, uint64_t seed, uint64_t n, unsi
   }
   t.refreshes = c.refreshes();
   t.fast = c.fast_hits();
+  t.fast_misses = c.fast_misses();
   return t;
 }
 
@@ -205,10 +215,14 @@ TEST_CASE("hbm controller: the fast path changes no completion on saturated stre
       check_same(on, off);
       CHECK(on.refreshes == off.refreshes);
       CHECK(off.fast == 0);
-      // Most bursts are row hits that wait in the queues: the fast path takes them.
+      CHECK(off.fast_misses == 0);
+      // Most bursts are row hits that wait in the queues: the fast path takes them (and 1-2 %
+      // of the misses and conflicts, 25-75 % with a write buffer).
       CHECK(on.fast > on.rows.n[0] / 2);
       INFO("fast " << on.fast << " of hits " << on.rows.n[0]);
       CHECK(on.fast > 0);
+      INFO("fast misses " << on.fast_misses << " of " << on.rows.n[1] + on.rows.n[2]);
+      CHECK(on.fast_misses > 0);
     }
   }
 }
@@ -245,9 +259,11 @@ TEST_CASE("hbm controller: long multi-burst requests across rows change no compl
     CHECK(on.refreshes == off.refreshes);
     CHECK(on.refreshes > 0);
     CHECK(off.fast == 0);
+    CHECK(off.fast_misses == 0);
     // Hundreds of thousands of bursts take the multi-burst path: the comparison covers it
     // (23-98 % of the hits; the fewest with small queues and refresh every 300 cycles).
     INFO("fast " << on.fast << " of hits " << on.rows.n[0]);
     CHECK(on.fast > on.rows.n[0] / 5);
+    CHECK(on.fast_misses > 0);  // (0.02-3 % of the misses and conflicts)
   }
 }

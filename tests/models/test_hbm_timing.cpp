@@ -224,17 +224,28 @@ TEST_CASE("hbm: division by tCK as a multiply equals the division", "[hbm][timin
   for (uint64_t d : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{625}, uint64_t{1000},
                      uint64_t{1} << 32, (uint64_t{1} << 32) + 1, UINT64_MAX / 3, UINT64_MAX}) {
     const DivideBy div(d);
-    for (uint64_t n : edges) REQUIRE(div.floor(n) == n / d);
+    bool exact = false;
+    for (uint64_t n : edges) {
+      REQUIRE(div.floor(n) == n / d);
+      REQUIRE(div.ceil_exact(n, exact) == n / d + (n % d != 0));
+      REQUIRE(exact == (n % d == 0));
+    }
     for (uint64_t k : {uint64_t{1}, uint64_t{2}, uint64_t{7}}) {
       // Multiples of d and their neighbours, where a floor is off by one if anywhere.
       if (d > UINT64_MAX / (1000 * k)) continue;
-      for (uint64_t m = d * k * 1000, e = m + 3; m != e; ++m) REQUIRE(div.floor(m - 2) == (m - 2) / d);
+      for (uint64_t m = d * k * 1000, e = m + 3; m != e; ++m) {
+        REQUIRE(div.floor(m - 2) == (m - 2) / d);
+        REQUIRE(div.ceil_exact(m - 2, exact) == (m - 2) / d + ((m - 2) % d != 0));
+        REQUIRE(exact == ((m - 2) % d == 0));
+      }
     }
     for (int i = 0; i < 20000; ++i) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;
       const uint64_t n = x >> (x % 64);
       REQUIRE(div.floor(n) == n / d);
       if (n < UINT64_MAX - d) REQUIRE(div.ceil(n) == (n + d - 1) / d);
+      REQUIRE(div.ceil_exact(n, exact) == n / d + (n % d != 0));
+      REQUIRE(exact == (n % d == 0));
     }
   }
 }
