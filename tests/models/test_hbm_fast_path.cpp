@@ -267,3 +267,39 @@ TEST_CASE("hbm controller: long multi-burst requests across rows change no compl
     CHECK(on.fast_misses > 0);  // (0.02-3 % of the misses and conflicts)
   }
 }
+
+// A stream that only ever takes the fast path (one row, no refresh: nothing closes it) runs
+// for many times the timelines' length: the fast path must move their floor as burst() does,
+// or its own reservations fall beyond the horizon (and then constrain nothing). The end of the
+// stream also reads them: a burst of another bank of the unit, arriving with the last load,
+// is granted exactly as with the fast path off.
+TEST_CASE("hbm controller: a long stream of fast-path hits keeps its reservations in range",
+          "[hbm][controller]") {
+  HbmConfig cfg;
+  cfg.tREFI = 0;
+  auto run = [&](bool fast) {
+    hbm::FrFcfsController c(cfg);
+    c.set_fast_path(fast);
+    Trace t;
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < 200000; ++i) {  // 4-byte loads walking one 64-byte burst
+      const uint64_t done = c.schedule((i * 4) % 64, 4, false, at, t.rows);
+      t.done.push_back(done);
+      t.admit.push_back(c.last_admit());
+      at = done;
+    }
+    // Other banks of the unit, arriving with the last load (the column search reads the
+    // stream's last reservations; the ACT search the maps).
+    for (uint64_t k = 1; k <= 8; ++k) {
+      t.done.push_back(c.schedule(k << 16, 64, (k & 1) != 0, at - 40, t.rows));
+      t.admit.push_back(c.last_admit());
+    }
+    t.fast = c.fast_hits();
+    CHECK(c.horizon_overflows() == 0);
+    return t;
+  };
+  const Trace on = run(true), off = run(false);
+  check_same(on, off);
+  CHECK(on.fast >= 199000);
+  CHECK(on.done[199999] > uint64_t{3000000});  // millions of cycles: far past any timeline
+}
