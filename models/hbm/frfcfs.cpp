@@ -227,20 +227,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     }
     // Grant: the reservations, then the bank.
     if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
-    if (out != RowOutcome::kHit) {
-      if (!u.act.in_range(act)) {
-        ++overflows_;
-      } else {
-        mark_act(u, g, act);
-        u.act.put(act);
-        if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
-      }
-      u.act_max = std::max(u.act_max, act);
-      u.act_free = u.act_max + act_clear_;
-      u.any_act = true;
-      b.open_row = row;
-      b.pre_ok = act + cfg_.tRAS;
-    }
+    if (out != RowOutcome::kHit) reserve_act(u, g, b, act, row);
     reserve_col(u, g, col, write, shortcuts_);
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);

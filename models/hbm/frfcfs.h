@@ -216,6 +216,23 @@ class FrFcfsController final : public Controller {
     u.col_free = col + col_clear_;
     u.dir_max[write] = col + 1;
   }
+  // Records an ACT of `row` at `act` on its unit's maps and timeline and opens the row in its
+  // bank (burst() and the miss path).
+  __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint64_t act,
+                                                  uint32_t row) {
+    if (!u.act.in_range(act)) {
+      ++overflows_;
+    } else {
+      mark_act(u, g, act);
+      u.act.put(act);
+      if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
+    }
+    u.act_max = std::max(u.act_max, act);
+    u.act_free = u.act_max + act_clear_;
+    u.any_act = true;
+    b.open_row = row;
+    b.pre_ok = act + cfg_.tRAS;
+  }
   static void wait_insert(Unit& u, uint64_t t);
   // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.

@@ -166,19 +166,8 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   if (t > admit) wait_insert(u, t);
   Group& g = groups_[bank >> bpg_bits_];
   if (refreshed) b.act_ok = act_ok;
-  if (!u.act.in_range(act)) {
-    ++overflows_;
-  } else {
-    mark_act(u, g, act);
-    u.act.put(act);
-    if (!shortcuts_) g.act.put(act);  // (only the search without the maps reads it)
-  }
-  u.act_max = std::max(u.act_max, act);
-  u.act_free = u.act_max + act_clear_;
-  u.any_act = true;
+  reserve_act(u, g, b, act, row);
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
-  b.open_row = row;
-  b.pre_ok = act + cfg_.tRAS;
   reserve_col_last(u, g, col, write);  // (past col_free: no busy interval grown, as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;
   b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
