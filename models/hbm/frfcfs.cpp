@@ -148,13 +148,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
   // The transaction queue: wait at the door while it is full.
   uint64_t t = std::max(arrival, u.last_admit);
   // (A write drained from the write buffer was admitted when it entered the buffer.)
-  auto& w = u.waiting;
-  if (!drained) {
-    size_t h = u.wait_head;
-    while (h < w.size() && w[h] <= t) ++h;
-    if (w.size() - h >= cfg_.queue_depth) t = w[h++];
-    u.wait_head = h;
-  }
+  if (!drained) u.wait_head = door(u, t);
   const uint64_t admit = t;
   if (admit >= u.floor_next) advance_floor(u, unit, admit);
   if (!drained) {  // (a drained write enters its bank queue at `arrival`: no admission)
@@ -263,11 +257,7 @@ void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
 // mostly grow, so the insertion is near the end.
 void FrFcfsController::wait_insert(Unit& u, uint64_t t) {
   auto& w = u.waiting;
-  if (u.wait_head == w.size()) {
-    w.clear(), u.wait_head = 0;
-  } else if (u.wait_head >= 64) {
-    w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.wait_head)), u.wait_head = 0;
-  }
+  drop_read(w, u.wait_head);
   u.wait_max = std::max(u.wait_max, t);
   size_t i = w.size();
   w.push_back(t);
@@ -314,11 +304,7 @@ void FrFcfsController::drain(Unit& u, uint64_t t, RowCounts& rows) {
     }
   }
   auto& l = u.leave;
-  if (u.leave_head == l.size()) {
-    l.clear(), u.leave_head = 0;
-  } else if (u.leave_head >= 64) {
-    l.erase(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(u.leave_head)), u.leave_head = 0;
-  }
+  drop_read(l, u.leave_head);
   const uint32_t bqd = cfg_.bank_queue_depth;
   auto room = [&](const DrainBank& d, uint64_t c) {  // when its bank queue has room, from c on
     return std::max(c, bank_queue_[size_t{d.bank} * bqd + banks_[d.bank].queue_next]);

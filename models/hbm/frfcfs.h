@@ -234,6 +234,27 @@ class FrFcfsController final : public Controller {
     b.pre_ok = act + cfg_.tRAS;
   }
   static void wait_insert(Unit& u, uint64_t t);
+  // A queue of times read from `head` on (the transaction queue's leave times, a drain's
+  // leave times): drops the entries before head once they are many, or all of them.
+  static void drop_read(std::vector<uint64_t>& q, size_t& head) {
+    if (head == q.size()) {
+      q.clear(), head = 0;
+    } else if (head >= 64) {
+      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head)), head = 0;
+    }
+  }
+  // The door of the unit's transaction queue for a request admitted at `admit` at the
+  // earliest: skips the leave times at or before it and, when the queue is still full, waits
+  // for the next one (admit moves to it). Returns the new wait_head; the caller stores it
+  // when it grants.
+  size_t door(const Unit& u, uint64_t& admit) const {
+    const auto& w = u.waiting;
+    const size_t n = w.size();
+    size_t h = u.wait_head;
+    while (h < n && w[h] <= admit) ++h;
+    if (n - h >= cfg_.queue_depth) admit = w[h++];
+    return h;
+  }
   // row_hit_cap (models/hbm/row_policy.cpp): a hit on the row the bank's last conflict closes,
   // served before that precharge if it fits; returns its completion, or 0.
   uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);

@@ -35,14 +35,8 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // (A write from the write buffer passed the door when it entered the buffer.) Every leave
   // time is at or before the admission in the common case: then the queue holds nobody at
   // it, and the leave times burst() would drop here, a later scan drops as well.
-  size_t h = u.wait_head;
   const bool scan = !drained && admit < u.wait_max;
-  if (scan) {
-    const auto& w = u.waiting;
-    const size_t n = w.size();
-    while (h < n && w[h] <= admit) ++h;
-    if (n - h >= cfg_.queue_depth) admit = w[h++];
-  }
+  const size_t h = scan ? door(u, admit) : u.wait_head;
   uint64_t& slot = bank_queue_[size_t{bank} * cfg_.bank_queue_depth + b.queue_next];
   uint64_t t = std::max(admit, slot);
   // A read that came while a drain moved its writes: as burst(), it takes the next release.
@@ -125,14 +119,8 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   Bank& b = banks_[bank];
   // The door and the bank queue, as hit_fast().
   uint64_t admit = std::max(arrival, u.last_admit);
-  size_t h = u.wait_head;
   const bool scan = admit < u.wait_max;
-  if (scan) {
-    const auto& w = u.waiting;
-    const size_t n = w.size();
-    while (h < n && w[h] <= admit) ++h;
-    if (n - h >= cfg_.queue_depth) admit = w[h++];
-  }
+  const size_t h = scan ? door(u, admit) : u.wait_head;
   // A read held back by a write drain (admitted before its release) takes burst()'s path.
   // (Unreachable while every drained write's column command lies at or after its move, as
   // col_free then lies past the release; kept so the rule does not rest on that.)

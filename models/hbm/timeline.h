@@ -1,7 +1,7 @@
 // A ring of cycle bits: which cycles of the near future (and the recent past) hold a reserved
 // event, for one resource of the reordering controller (ACTs of a unit, column commands of a
 // bank group, the data bus). Cycle c is bit c mod size(); the ring covers [floor, floor +
-// size()), where floor only moves forward (advance()). Queries and marks outside that range
+// size()), where floor only moves forward (raise_floor()). Queries and marks outside that range
 // see, and leave, nothing: the controller sizes the ring so that they never happen.
 // Each 64-cycle word carries the block (cycle / 64) it holds: a word left from an older block
 // reads as empty, so moving the floor clears nothing (a unit idle for a long time costs no
@@ -26,12 +26,8 @@ class Timeline {
   uint64_t floor() const { return floor_; }
   bool in_range(uint64_t c) const { return c - floor_ < size(); }  // (below: wraps, fails)
 
-  // Forgets every cycle below `f` (rounded down to a word).
-  void advance(uint64_t f) {
-    f &= ~uint64_t{63};
-    if (f > floor_) floor_ = f;
-  }
-  // advance() to a word boundary `f` the caller knows to be above the floor.
+  // Forgets every cycle below `f`, a word boundary (a multiple of 64) the caller knows to be
+  // at or above the floor.
   void raise_floor(uint64_t f) { floor_ = f; }
   void set(uint64_t c) {
     if (in_range(c)) put(c);

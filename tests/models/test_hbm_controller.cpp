@@ -159,7 +159,7 @@ TEST_CASE("hbm timeline: marks, ranges and forgetting", "[hbm][controller]") {
   uint64_t out[4];
   CHECK(t.collect(0, 256, out, 4) == 3);
   CHECK(out[1] == 70);
-  t.advance(128);  // cycles below 128 are forgotten; 256 + 70 aliases nothing
+  t.raise_floor(128);  // cycles below 128 are forgotten; 256 + 70 aliases nothing
   CHECK(t.last_in(0, 128) == UINT64_MAX);
   t.set(256 + 70);
   CHECK(t.last_in(128, 384) == 256 + 70);
