@@ -1,4 +1,4 @@
-// Firmware on the simulated core (issue 4), next to its host-side baselines, in one run:
+// Firmware on the simulated core, next to its host-side baselines, in one run:
 //  - the xmem alloc/free sequence on the management core over TLM (DMI into dataram) versus
 //    the same sequence on the host port;
 //  - a TensorStream HBM -> dataram -> HBM copy through the 4 KiB bounce buffer with DMA versus

@@ -1,4 +1,4 @@
-// What tracing costs a whole `npusim run` (issue 14: at most 1.5x the untraced host time):
+// What tracing costs a whole `npusim run` (at most 1.5x the untraced host time):
 // every shipped scenario, a loop of the default scenario's DMA transfers (bench/dma_loop.yaml)
 // and a loop of a million markers (bench/markers_1m.yaml), each run as a child process without
 // and with `--trace`, in turn (untraced, traced, untraced, ...), so that a drift of the shared
@@ -9,19 +9,15 @@
 // NPUSIM_TRACE_COST_PAIRS (default 5) sets the pairs per scenario; NPUSIM_BIN another npusim
 // to measure (an older build, for a before/after).
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
-extern char** environ;
+#include "child_cpu.h"
 
 namespace {
 
@@ -32,26 +28,12 @@ struct Case {
   std::vector<std::string> args;  // after `npusim run`
 };
 
-// CPU seconds of one child run, or a negative value when it could not run or failed.
+// CPU seconds of one child run, or a negative value when it could not run or failed (exit 1,
+// a failed expectation, still counts as a run).
 double run_cpu(std::vector<std::string> args) {
   const char* bin = std::getenv("NPUSIM_BIN");
   args.insert(args.begin(), {bin && *bin ? bin : NPUSIM_BINARY, "run"});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int st = 0;
-  rusage ru{};
-  if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) > 1) return -1;
-  const auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return sec(ru.ru_utime) + sec(ru.ru_stime);
+  return npusim::bench::child_cpu_seconds(std::move(args), 1);
 }
 
 double median(std::vector<double> v) {

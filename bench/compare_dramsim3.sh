@@ -5,12 +5,12 @@
 #
 #   bench/compare_dramsim3.sh DRAMSIM3_DIR DRIVER [BUILD_DIR [ROUNDS]]
 #
-# DRAMSIM3_DIR  a DRAMsim3 checkout built with CMake (configs/HBM2_8Gb_x128.ini is read there)
-# DRIVER        a program on DRAMsim3's MemorySystem API, kept outside this repository, called
-#               as `DRIVER CONFIG PATTERN N ISSUE_WIDTH OUTSTANDING READ_RATIO SEED SPAN` and
-#               printing one JSON line with "req_per_s" (requests per host second, the
-#               MemorySystem's construction excluded) and "bandwidth_gbps"; it must replay the
-#               streams of bench/hbm_streams.h
+# DRAMSIM3_DIR  a DRAMsim3 checkout built per its README (configs/HBM2_8Gb_x128.ini is read there)
+# DRIVER        npusim's driver on DRAMsim3's MemorySystem API, BUILD_DIR/bench/dramsim3/
+#               dramsim3_driver when npusim is configured with -DNPUSIM_DRAMSIM3_DIR=DRAMSIM3_DIR
+#               (bench/dramsim3/driver.cpp), called as `DRIVER CONFIG PATTERN N ISSUE_WIDTH
+#               OUTSTANDING READ_RATIO SEED SPAN` and printing a JSON object with
+#               "bandwidth_gbps"; it replays the streams of bench/hbm_streams.h
 # BUILD_DIR     npusim's build (default: build), with bench/bench_hbm_engine built
 # ROUNDS        how many times to run both sides (default 1). Each round runs every npusim
 #               workload once and then DRAMsim3 on each, so the two sides of a ratio are taken
@@ -20,7 +20,8 @@
 # Both rates are CPU time: npusim's is Google Benchmark's items_per_second; DRAMsim3's is the
 # request count over the driver process's user + system seconds (its own "req_per_s" is wall
 # time, which on a loaded machine makes DRAMsim3 look several times slower than it is). The
-# driver's process time includes building the stream and the MemorySystem (a few ms).
+# driver's process time includes building the stream and the MemorySystem and writing
+# DRAMsim3's statistics (a few ms, about 1-3 % of a saturated workload's time).
 set -eu
 ds3=${1:?DRAMSIM3_DIR}; driver=${2:?DRIVER}; build=${3:-build}; rounds=${4:-1}
 engine="$build/bench/bench_hbm_engine"
@@ -56,7 +57,7 @@ def driver_run(args):
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return n / cpu, json.loads(out.decode().splitlines()[0])["bandwidth_gbps"]
+    return n / cpu, json.loads(out.decode())["bandwidth_gbps"]
 ratios = {w[0]: [] for w in work}
 last = {}
 for r in range(rounds):

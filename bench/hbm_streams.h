@@ -1,6 +1,6 @@
 // The request streams of `npusim traffic` (sim/traffic.cpp: the same xorshift64* and address
 // formulas), for driving an HBM controller directly: bench_hbm_engine and the DRAMsim3
-// comparison (bench/compare_dramsim3.sh) replay identical streams.
+// comparisons (bench/compare_dramsim3.sh, bench/dramsim3/) replay identical streams.
 #pragma once
 
 #include <algorithm>

@@ -29,12 +29,21 @@ namespace npusim::models {
 inline constexpr double DEFAULT_CORE_CLOCK_GHZ = 1.4;      // public Neuron docs: GPSIMD cores
 inline constexpr uint64_t DEFAULT_CORE_QUANTUM_CYCLES = 1000;  // assumption
 inline constexpr uint32_t DEFAULT_CORE_VECTOR_BYTES = 64;  // 512-bit vector unit
+// Energy per cycle: active, Horowitz, "Computing's Energy Problem", ISSCC 2014 (45 nm): about
+// 70 pJ per instruction of a simple in-order core, overheads included; idle (clock-gated,
+// leakage): an assumption, a tenth of that.
+inline constexpr double DEFAULT_CORE_ACTIVE_PJ_PER_CYCLE = 70.0;
+inline constexpr double DEFAULT_CORE_IDLE_PJ_PER_CYCLE = 7.0;
 
 struct CoreConfig {
   double clock_ghz = DEFAULT_CORE_CLOCK_GHZ;
   uint64_t quantum_cycles = DEFAULT_CORE_QUANTUM_CYCLES;
   uint32_t vector_bytes = DEFAULT_CORE_VECTOR_BYTES;  // width of one vector access
   bool use_dmi = true;
+  // Energy of a cycle the core is busy (computing or waiting for a load or store) and of one
+  // it is idle (reports only; no effect on timing).
+  double active_pj_per_cycle = DEFAULT_CORE_ACTIVE_PJ_PER_CYCLE;
+  double idle_pj_per_cycle = DEFAULT_CORE_IDLE_PJ_PER_CYCLE;
   // Host stack of the core's SystemC thread (0: the SystemC default). Host-compiled kernels
   // with large locals need more.
   size_t host_stack_bytes = 0;

@@ -13,6 +13,7 @@
 
 #include "models/fast_div.h"
 #include "models/hbm/controller.h"
+#include "models/hbm_energy.h"
 #include "models/hbm_timing.h"
 #include "models/memory_config.h"
 #include "models/memory_stats.h"
@@ -64,6 +65,13 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   SparseStore& store() { return store_; }
   const hbm::Controller& controller() const { return *controller_; }
   sc_core::sc_time clock() const { return tck_; }
+  // The energy of every unit over HBM cycles [0, end_cycles) (models/hbm_energy.h), and the
+  // sum; `series`: the ACTs and open cycles per statistics window.
+  HbmEnergyReport energy(uint64_t end_cycles, hbm::ActivitySeries* series = nullptr) const {
+    return hbm_energy(cfg_, controller_->activity(end_cycles, series));
+  }
+  // The HBM cycle a simulation time falls in, rounded up (the end of a run that ends there).
+  uint64_t cycles_at(sc_core::sc_time t) const { return tck_div_.ceil(t.value()); }
 
   // tlm_fw_transport_if. Loosely timed: nb_transport_fw completes a request at once (the
   // base protocol's early completion) with the delay of b_transport.

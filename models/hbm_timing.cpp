@@ -1,5 +1,7 @@
 #include "models/hbm_timing.h"
 
+#include "models/hbm/bank_history.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -156,7 +158,16 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
   }
   hot_[0] = make_hot(false);
   hot_[1] = make_hot(true);
+  // Events lie before the next refresh after an admission (every access ends before it), or
+  // within the queue's requests; settle() runs at each refresh and every kSettle cycles of
+  // admissions.
+  hist_ = std::make_unique<hbm::BankHistory>(c.units(), c.banks(), c.tck_ns, c.stats_window_ns,
+                                             2 * c.tREFI + uint64_t{c.queue_depth} * 512 + kSettle);
 }
+
+HbmTiming::~HbmTiming() = default;
+HbmTiming::HbmTiming(HbmTiming&&) noexcept = default;
+HbmTiming& HbmTiming::operator=(HbmTiming&&) noexcept = default;
 
 uint64_t HbmTiming::refresh_offset(uint32_t) const {
   // Assumption: all units refresh together. Staggered refreshes would stall an in-order
@@ -171,6 +182,7 @@ uint64_t HbmTiming::apply_refresh_slow(Unit& u, uint32_t unit, uint64_t t) {
   const uint64_t k = (t - refresh_offset(unit)) / cfg_.tREFI;  // latest refresh started <= t
   const uint64_t end = refresh_start(unit, k) + cfg_.tRFC;
   if (k > u.refreshes_seen) {
+    const uint64_t first_new = u.refreshes_seen + 1;
     // All-bank refresh: the banks are precharged (folded into tRFC: assumption) and idle
     // until the refresh ends.
     refreshes_ += k - u.refreshes_seen;
@@ -179,10 +191,17 @@ uint64_t HbmTiming::apply_refresh_slow(Unit& u, uint32_t unit, uint64_t t) {
     u.win_hi = refresh_start(unit, k + 1);
     u.win_end = end;
     Bank* b = &banks_[size_t{unit} << params_.banks_bits];  // the unit's banks
+    // Rows open close at the first of these refreshes (every access ended before it), and no
+    // event lies before t from now on: the history is final up to t.
+    const uint64_t closing = refresh_start(unit, first_new);
+    const auto bank0 = static_cast<uint32_t>(size_t{unit} << params_.banks_bits);
     for (Bank* e = b + (size_t{1} << params_.banks_bits); b != e; ++b) {
       b->open_row = kNoRow;
       b->act_ok = std::max(b->act_ok, end);
     }
+    for (uint32_t i = 0; i < (1u << params_.banks_bits); ++i) hist_->close(bank0 + i, closing);
+    hist_->settle(unit, t);
+    u.next_settle = t + kSettle;
   }
   return std::max(t, end);
 }
@@ -194,7 +213,7 @@ HbmTiming::Hot HbmTiming::make_hot(bool write) const {
              to_data + p.burst_cycles,
              // tRTP after a read; tWR after the write data, which ends at col + to_done.
              write ? to_data + p.burst_cycles + p.tWR : p.tRTP, p.queue_depth, p.banks_bits,
-             p.bpg_bits, p.closed_page};
+             p.bpg_bits, p.closed_page, write ? 1u : 0u};
 }
 
 inline __attribute__((always_inline)) uint32_t HbmTiming::bank_index(uint64_t offset) const {
@@ -259,6 +278,9 @@ inline __attribute__((always_inline)) HbmTiming::Step HbmTiming::step(const Hot&
 
     // Commit the commands to the bank and unit state.
     if (!hit) {
+      // The bank-state history: a conflict precharges tRP before the ACT.
+      if (outcome == RowOutcome::kConflict) hist_->close(bank, act - k.tRP);
+      hist_->open(bank, act);
       b.open_row = row;
       b.col_ok = act + k.tRCD;
       b.pre_ok = act + k.tRAS;
@@ -267,17 +289,23 @@ inline __attribute__((always_inline)) HbmTiming::Step HbmTiming::step(const Hot&
       u.faw[u.faw_next] = act + k.tFAW;
       u.faw_next = (u.faw_next + 1) & 3;
     }
+    ++u.cols[k.dir];
     u.col_ok_any = col + k.tCCD_S;
     gr.col_ok = col + k.tCCD_L;
     u.bus_free = done;
     b.pre_ok = std::max(b.pre_ok, col + k.recovery);
     if (k.closed_page) {
       // Auto-precharge: the bank closes as soon as it may.
+      hist_->close(bank, b.pre_ok);
       b.open_row = kNoRow;
       b.act_ok = std::max(b.act_ok, b.pre_ok + k.tRP);
     }
     slot = done;
     if (++u.queue_next == k.queue_depth) u.queue_next = 0;
+    if (__builtin_expect(admit >= u.next_settle, 0)) {  // no later event precedes admit
+      hist_->settle(unit, admit);
+      u.next_settle = admit + kSettle;
+    }
     u.last_admit = admit;
     return Step{admit, data, done, outcome};
   }

@@ -20,11 +20,16 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/memory_config.h"
 
 namespace npusim::models {
+
+namespace hbm {
+class BankHistory;  // models/hbm/bank_history.h
+}
 
 struct HbmAddress {
   uint32_t unit = 0;        // channel * pseudo_channels + pseudo_channel
@@ -87,6 +92,9 @@ class HbmTiming {
   // Throws std::invalid_argument unless every geometry count is a power of two (the address
   // decode is shifts and masks) and queue_depth >= 1; validate(HbmConfig) checks both.
   explicit HbmTiming(const HbmConfig& c);
+  ~HbmTiming();
+  HbmTiming(HbmTiming&&) noexcept;
+  HbmTiming& operator=(HbmTiming&&) noexcept;
 
   // Schedules one burst at device offset `offset` arriving at `arrival_cycles`.
   BurstTiming access(uint64_t offset, bool write, uint64_t arrival_cycles);
@@ -104,9 +112,16 @@ class HbmTiming {
   uint64_t schedule(uint64_t offset, uint64_t len, bool write, uint64_t arrival_cycles,
                     RowCounts& rows);
   const HbmAddressMap& address_map() const { return map_; }
+  const HbmConfig& config() const { return cfg_; }
   uint64_t refreshes() const { return refreshes_; }
   // When the first burst of the last scheduled request entered its channel queue.
   uint64_t last_admit() const { return last_admit_; }
+  // The bank-state history (models/hbm/bank_history.h) and the column commands of each unit:
+  // what its energy is computed from (hbm::FcfsController::activity()).
+  const hbm::BankHistory& bank_history() const { return *hist_; }
+  uint64_t column_commands(uint32_t unit, bool write) const { return units_[unit].cols[write]; }
+  // Where a row still open in `unit` closes: at its next refresh (UINT64_MAX without).
+  uint64_t next_refresh(uint32_t unit) const { return units_[unit].win_hi; }
   // The refresh window [start, start + tRFC) of refresh k >= 1 of unit u.
   uint64_t refresh_start(uint32_t unit, uint64_t k) const {
     return refresh_offset(unit) + k * cfg_.tREFI;
@@ -136,7 +151,10 @@ class HbmTiming {
     unsigned faw_next = 0;          // the oldest entry of faw
     std::array<uint64_t, 4> faw{};  // earliest ACT allowed by each of the last four ACTs
     uint64_t refreshes_seen = 0;    // index of the last refresh applied to the banks
+    uint64_t cols[2] = {0, 0};      // read [0] and write [1] column commands
+    uint64_t next_settle = 0;       // the bank-state history is settled at this admission
   };
+  static constexpr uint64_t kSettle = 1024;
   // The decode and the timing constants, fixed at construction.
   struct Params {
     // Field value = (offset >> shift) & mask; a field absent from the mapping has mask 0.
@@ -167,6 +185,7 @@ class HbmTiming {
     uint64_t recovery;  // column to the earliest PRE: tRTP, or tWL + BL/2 + tWR after a write
     unsigned queue_depth, banks_bits, bpg_bits;
     bool closed_page;
+    unsigned dir;  // 0: read, 1: write
   };
   struct Step {
     uint64_t admit, data, done;
@@ -204,6 +223,8 @@ class HbmTiming {
   uint32_t last_bank_ = 0, last_row_ = 0;
   uint64_t refreshes_ = 0;
   uint64_t last_admit_ = 0;
+  // The banks' open/closed history, for the energy (out of line: this header is everywhere).
+  std::unique_ptr<hbm::BankHistory> hist_;
 };
 
 }  // namespace npusim::models

@@ -73,6 +73,7 @@ class Interconnect : public sc_core::sc_module, public tlm::tlm_fw_transport_if<
   const AddressMap& map() const { return map_; }
   const InterconnectStats& stats() const { return stats_; }
   sc_core::sc_time hop_latency() const { return hop_; }
+  const InterconnectConfig& config() const { return cfg_; }
 
   // tlm_fw_transport_if: the calls of the bus's per-initiator interfaces. Called on the module
   // directly, nb_transport_fw does not know its initiator: backward calls then go to the only

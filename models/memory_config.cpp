@@ -6,6 +6,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -188,11 +192,24 @@ MemoryConfig load_memory_config(const std::string& yaml, const std::string& file
 
 MemoryConfig load_memory_config_file(const std::string& path,
                                      const std::vector<Override>& overrides) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, 0, "<file>", path, "cannot open the configuration file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ConfigError(path, 0, "<file>", path,
+                      errno == ENOENT ? "cannot open the configuration file: it does not exist"
+                                      : std::string("cannot open the configuration file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    throw ConfigError(path, 0, "<file>", path, "the configuration file is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, "<file>", path, std::string("cannot open the configuration file: ") + std::strerror(errno));
+  // Read up to a bound: a device that never ends (/dev/zero) is an error, not an exhausted memory.
+  constexpr size_t kMaxBytes = 64u << 20;
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxBytes)
+      throw ConfigError(path, 0, "<file>", path, "the configuration file is larger than 64 MiB");
+  }
   if (text.empty()) text = "{}";
   return load_memory_config(text, path, overrides);
 }

@@ -71,6 +71,18 @@ inline constexpr uint64_t DEFAULT_HBM_WINDOW_BASE = 0x8000'0000ull;  // neuron_l
 inline constexpr uint64_t DEFAULT_HBM_WINDOW_SIZE = 64ull << 20;     // assumption: 64 MiB
 inline constexpr uint64_t DEFAULT_HBM_WINDOW_TARGET = 0x1'0000'0000ull;  // hbm_scratch
 inline constexpr double DEFAULT_STATS_WINDOW_NS = 1000.0;
+// HBM supply voltage (V) and currents (mA) per unit, for the energy (models/hbm_energy.h):
+// DRAMsim3's configs/HBM2_8Gb_x128.ini, section [power] (github.com/umd-memsys/DRAMsim3).
+inline constexpr double DEFAULT_HBM_VDD = 1.2;
+inline constexpr double DEFAULT_HBM_IDD0 = 65;     // one bank ACT-PRE cycling
+inline constexpr double DEFAULT_HBM_IDD2N = 40;    // precharge standby
+inline constexpr double DEFAULT_HBM_IDD3N = 55;    // active standby
+inline constexpr double DEFAULT_HBM_IDD4R = 390;   // burst read
+inline constexpr double DEFAULT_HBM_IDD4W = 500;   // burst write
+inline constexpr double DEFAULT_HBM_IDD5AB = 250;  // all-bank refresh
+// Per-bank refresh: not in that file; an assumption (docs/assumptions.md): the banks'
+// per-bank refreshes in turn take the charge above standby of one all-bank refresh.
+inline constexpr double DEFAULT_HBM_IDD5PB = 93;
 
 // --- dataram: the management core's on-core data RAM / TCM. ---
 inline constexpr uint64_t DEFAULT_DATARAM_BASE = 0x80000;  // data_transfer.cpp:160 window
@@ -82,9 +94,14 @@ inline constexpr uint32_t DEFAULT_DATARAM_BANKS = 4;         // assumption
 inline constexpr uint64_t DEFAULT_DATARAM_CONFLICT = 1;      // assumption
 inline constexpr const char* DEFAULT_DATARAM_MISALIGNED = "allow";
 
+// SRAM access energy per byte: Horowitz, "Computing's Energy Problem", ISSCC 2014 (45 nm):
+// a 64-bit access to a 32 KB SRAM costs 20 pJ (the dataram's and a TCM's banks are 16 KiB).
+inline constexpr double DEFAULT_SRAM_PJ_PER_BYTE = 2.5;
+
 // --- interconnect ---
 inline constexpr double DEFAULT_BUS_CLOCK_NS = 1.0;
 inline constexpr uint64_t DEFAULT_BUS_HOP_LATENCY = 2;  // assumption
+inline constexpr double DEFAULT_BUS_HOP_PJ = 10.0;      // assumption: per transaction
 
 enum class PagePolicy { kOpen, kClosed, kAdaptive };  // adaptive: frfcfs only
 enum class HbmScheduler { kFrFcfs, kFcfs };  // models/hbm/controller.h
@@ -135,6 +152,11 @@ struct HbmConfig {
   uint64_t window_size = DEFAULT_HBM_WINDOW_SIZE;
   uint64_t window_target = DEFAULT_HBM_WINDOW_TARGET;
   double stats_window_ns = DEFAULT_STATS_WINDOW_NS;
+  // Energy (models/hbm_energy.h): supply voltage (V) and currents (mA) of a unit, under the
+  // names of DRAMsim3's [power] section.
+  double vdd = DEFAULT_HBM_VDD, idd0 = DEFAULT_HBM_IDD0, idd2n = DEFAULT_HBM_IDD2N,
+         idd3n = DEFAULT_HBM_IDD3N, idd4r = DEFAULT_HBM_IDD4R, idd4w = DEFAULT_HBM_IDD4W,
+         idd5ab = DEFAULT_HBM_IDD5AB, idd5pb = DEFAULT_HBM_IDD5PB;
 
   // Derived geometry.
   uint32_t units() const { return channels * pseudo_channels; }  // independent command buses
@@ -157,11 +179,13 @@ struct SramConfig {
   bool allow_misaligned = true;  // false: an access crossing a port word is an error
   uint32_t fill = DEFAULT_FILL;
   double stats_window_ns = DEFAULT_STATS_WINDOW_NS;
+  double pj_per_byte = DEFAULT_SRAM_PJ_PER_BYTE;  // energy of an access, per byte
 };
 
 struct InterconnectConfig {
   double clock_ns = DEFAULT_BUS_CLOCK_NS;
   uint64_t hop_latency_cycles = DEFAULT_BUS_HOP_LATENCY;
+  double hop_pj = DEFAULT_BUS_HOP_PJ;  // energy of a transaction through it
 };
 
 struct MemoryConfig {

@@ -164,6 +164,14 @@ void add_hbm_fields(HbmConfig& h, FieldTable& t) {
       {"hbm.window_size", uint_field(h.window_size)},
       {"hbm.window_target", uint_field(h.window_target)},
       {"hbm.stats_window_ns", double_field(h.stats_window_ns)},
+      {"hbm.VDD", double_field(h.vdd)},
+      {"hbm.IDD0", double_field(h.idd0)},
+      {"hbm.IDD2N", double_field(h.idd2n)},
+      {"hbm.IDD3N", double_field(h.idd3n)},
+      {"hbm.IDD4R", double_field(h.idd4r)},
+      {"hbm.IDD4W", double_field(h.idd4w)},
+      {"hbm.IDD5AB", double_field(h.idd5ab)},
+      {"hbm.IDD5PB", double_field(h.idd5pb)},
   });
 }
 
@@ -288,6 +296,40 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
   }
   if (!(c.stats_window_ns > 0.0))
     s.fail("hbm.stats_window_ns", fmt::format("{}", c.stats_window_ns), "must be > 0");
+  // Energy: every per-event figure of models/hbm_energy.h must be >= 0.
+  auto current = [&](const char* key, double v) {
+    if (!(v >= 0.0 && v <= 1e6))
+      s.fail(std::string("hbm.") + key, fmt::format("{}", v), "must be in [0, 1e6] (mA; V for VDD)");
+  };
+  current("VDD", c.vdd);
+  current("IDD0", c.idd0);
+  current("IDD2N", c.idd2n);
+  current("IDD3N", c.idd3n);
+  current("IDD4R", c.idd4r);
+  current("IDD4W", c.idd4w);
+  current("IDD5AB", c.idd5ab);
+  current("IDD5PB", c.idd5pb);
+  auto above = [&](const char* key, double v, const char* base, double b, const char* what) {
+    if (v < b)
+      s.fail(std::string("hbm.") + key, fmt::format("{}", v),
+             fmt::format("must be >= {} ({}): {}", base, b, what));
+  };
+  above("IDD3N", c.idd3n, "IDD2N", c.idd2n, "a bank with a row open draws at least the "
+        "precharge standby current");
+  above("IDD4R", c.idd4r, "IDD3N", c.idd3n, "a read burst's energy is its current above "
+        "active standby");
+  above("IDD4W", c.idd4w, "IDD3N", c.idd3n, "a write burst's energy is its current above "
+        "active standby");
+  above("IDD5AB", c.idd5ab, "IDD2N", c.idd2n, "a refresh's energy is its current above "
+        "precharge standby");
+  above("IDD5PB", c.idd5pb, "IDD3N", c.idd3n, "a per-bank refresh's energy is its current "
+        "above active standby");
+  const double rc = static_cast<double>(c.tRAS + c.tRP);
+  if (c.idd0 * rc < c.idd3n * static_cast<double>(c.tRAS) + c.idd2n * static_cast<double>(c.tRP))
+    s.fail("hbm.IDD0", fmt::format("{}", c.idd0),
+           fmt::format("IDD0 x tRC must be >= IDD3N x tRAS + IDD2N x tRP ({:g} mA): an ACT's "
+                       "energy is IDD0 over tRC above the standby it replaces",
+                       (c.idd3n * static_cast<double>(c.tRAS) + c.idd2n * static_cast<double>(c.tRP)) / rc));
 }
 
 }  // namespace config

@@ -27,6 +27,7 @@ void add_sram_fields(SramConfig& d, FieldTable& t) {
        })},
       {"dataram.fill", uint_field(d.fill, k32)},
       {"dataram.stats_window_ns", double_field(d.stats_window_ns)},
+      {"dataram.pj_per_byte", double_field(d.pj_per_byte)},
   });
 }
 
@@ -34,6 +35,7 @@ void add_interconnect_fields(InterconnectConfig& b, FieldTable& t) {
   t.insert({
       {"interconnect.clock_ns", double_field(b.clock_ns)},
       {"interconnect.hop_latency_cycles", uint_field(b.hop_latency_cycles)},
+      {"interconnect.hop_pj", double_field(b.hop_pj)},
   });
 }
 
@@ -53,12 +55,16 @@ void validate_sram(const SramConfig& c, const std::string& sec, const Sources& s
     s.fail(sec + ".bank_conflict_cycles", std::to_string(c.bank_conflict_cycles), "too large");
   if (!(c.stats_window_ns > 0.0))
     s.fail(sec + ".stats_window_ns", fmt::format("{}", c.stats_window_ns), "must be > 0");
+  if (!(c.pj_per_byte >= 0.0 && c.pj_per_byte <= 1e9))
+    s.fail(sec + ".pj_per_byte", fmt::format("{}", c.pj_per_byte), "must be an energy in pJ in [0, 1e9]");
 }
 
 void validate_bus(const InterconnectConfig& c, const Sources& s) {
   check_clock(s, "interconnect.clock_ns", c.clock_ns);
   if (c.hop_latency_cycles > kMaxTiming)
     s.fail("interconnect.hop_latency_cycles", std::to_string(c.hop_latency_cycles), "too large");
+  if (!(c.hop_pj >= 0.0 && c.hop_pj <= 1e9))
+    s.fail("interconnect.hop_pj", fmt::format("{}", c.hop_pj), "must be an energy in pJ in [0, 1e9]");
 }
 
 }  // namespace npusim::models::config

@@ -25,6 +25,8 @@ class CycleSet {
     const Word& w = words_[blk & mask_];
     return w.block == blk ? w.bits : 0;
   }
+  // Marks cycle c.
+  void set(uint64_t c) { put(c >> 6, uint64_t{1} << (c & 63)); }
   // Marks the cycles [lo, hi).
   void set_range(uint64_t lo, uint64_t hi) {
     if (lo >= hi) return;

@@ -1,5 +1,5 @@
 // `hbm.scheduler: fcfs`: the first-come-first-served engine of models/hbm_timing.h behind the
-// controller interface (the model before issue 17, kept for comparison).
+// controller interface (the simpler model, kept for comparison).
 #pragma once
 
 #include "models/hbm/controller.h"
@@ -17,6 +17,8 @@ class FcfsController final : public Controller {
   uint64_t last_admit() const override { return timing_.last_admit(); }
   uint64_t refreshes() const override { return timing_.refreshes(); }
   const HbmAddressMap& address_map() const override { return timing_.address_map(); }
+  std::vector<UnitActivity> activity(uint64_t end_cycles,
+                                     ActivitySeries* series = nullptr) const override;
   const HbmTiming& timing() const { return timing_; }
 
  private:

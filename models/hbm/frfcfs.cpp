@@ -15,6 +15,28 @@ unsigned log2u(uint64_t v) {
 }
 }  // namespace
 
+std::vector<UnitActivity> FcfsController::activity(uint64_t end, ActivitySeries* series) const {
+  const HbmConfig& c = timing_.config();
+  const uint32_t bits = [&] {
+    unsigned s = 0;
+    while ((1u << s) < c.banks()) ++s;
+    return s;
+  }();
+  const auto counts = timing_.bank_history().counts(
+      end, [&](uint32_t bank) { return timing_.next_refresh(bank >> bits); }, series);
+  std::vector<UnitActivity> out(c.units());
+  for (uint32_t i = 0; i < c.units(); ++i) {
+    UnitActivity& a = out[i];
+    a.acts = counts[i].acts;
+    a.open_cycles = counts[i].open_cycles;
+    a.reads = timing_.column_commands(i, false);
+    a.writes = timing_.column_commands(i, true);
+    a.cycles = end;
+    if (c.tREFI != 0 && end > 0) a.refreshes = (end - 1) / c.tREFI;
+  }
+  return out;
+}
+
 std::unique_ptr<Controller> make_controller(const HbmConfig& c) {
   if (c.scheduler == HbmScheduler::kFcfs) return std::make_unique<FcfsController>(c);
   return std::make_unique<FrFcfsController>(c);
@@ -111,6 +133,8 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
   // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
   fast_ = fast_allowed();
+  // (events lie within the timelines' span of the last admission)
+  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns, bits);
 }
 
 uint64_t FrFcfsController::refreshes() const {
@@ -125,6 +149,53 @@ uint64_t FrFcfsController::refreshes() const {
   return n;
 }
 
+
+void FrFcfsController::settle(uint32_t unit, uint64_t s) {
+  const uint32_t nb = cfg_.banks(), first = unit * nb;
+  const bool refresh = cfg_.tREFI != 0, adaptive = cfg_.page_policy == PagePolicy::kAdaptive;
+  if (refresh || adaptive) {
+    for (uint32_t bank = first; bank < first + nb; ++bank) {
+      if (!hist_.is_open(bank)) continue;
+      const Bank& b = banks_[bank];
+      uint64_t c = refresh_after(bank, b.last_use);
+      if (adaptive) c = std::min(c, idle_precharge(b));
+      if (c <= s) hist_.close(bank, c);
+    }
+  }
+  hist_.settle(unit, s);
+}
+
+std::vector<UnitActivity> FrFcfsController::activity(uint64_t end, ActivitySeries* series) const {
+  const bool adaptive = cfg_.page_policy == PagePolicy::kAdaptive;
+  const auto counts = hist_.counts(
+      end,
+      [&](uint32_t bank) {
+        const Bank& b = banks_[bank];
+        const uint64_t c = refresh_after(bank, b.last_use);
+        return adaptive ? std::min(c, idle_precharge(b)) : c;
+      },
+      series);
+  std::vector<UnitActivity> out(units_.size());
+  for (size_t i = 0; i < units_.size(); ++i) {
+    UnitActivity& a = out[i];
+    a.acts = counts[i].acts;
+    a.open_cycles = counts[i].open_cycles;
+    a.reads = units_[i].cols[0];
+    a.writes = units_[i].cols[1];
+    a.cycles = end;
+    if (cfg_.tREFI != 0 && end > 0) {
+      if (per_bank_) {  // bank j's refreshes k >= 1 at k * tREFI + phase before the end
+        for (uint32_t j = 0; j < cfg_.banks(); ++j) {
+          const uint64_t p = phase_[i * cfg_.banks() + j];
+          if (end > cfg_.tREFI + p) a.bank_refreshes += (end - 1 - p) / cfg_.tREFI;
+        }
+      } else {
+        a.refreshes = (end - 1) / cfg_.tREFI;
+      }
+    }
+  }
+  return out;
+}
 
 uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64_t arrival,
                                  RowOutcome& out, bool drained) {
@@ -170,7 +241,10 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
       if (k >= 1) {
         const uint64_t end = k * refi + ph + rfc;
         if (t < end) t = end;
-        if (b.last_use < k * refi + ph) {  // refreshed since the bank was last used
+        // Refreshed since the bank was last used (at the refresh's start at the latest: an
+        // access whose data ends there leaves its row to the refresh's precharge).
+        if (b.last_use <= k * refi + ph) {
+          hist_.close(bank, refresh_after(bank, b.last_use));
           b.open_row = kNoRow;
           b.act_ok = std::max(b.act_ok, end);
         }
@@ -186,7 +260,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
         return done;
       }
     }
-    if (cfg_.page_policy == PagePolicy::kAdaptive) close_idle(b, t);
+    if (cfg_.page_policy == PagePolicy::kAdaptive) close_idle(b, bank, t);
     uint64_t act = 0, start, col;
     if (b.open_row == row) {
       out = RowOutcome::kHit;
@@ -221,11 +295,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     }
     // Grant: the reservations, then the bank.
     if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
-    if (out != RowOutcome::kHit) reserve_act(u, g, b, act, row);
+    if (out != RowOutcome::kHit) reserve_act(u, g, b, bank, act, row, out == RowOutcome::kConflict);
     reserve_col(u, g, col, write, shortcuts_);
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
     if (cfg_.page_policy == PagePolicy::kClosed) {
+      hist_.close(bank, b.pre_ok);
       b.open_row = kNoRow;
       b.act_ok = std::max(b.act_ok, b.pre_ok + cfg_.tRP);
     }
@@ -244,6 +319,9 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 // below its request's admission), and the timelines are that much longer (the constructor),
 // so every reservation lands inside them as with a floor at admit - margin_ itself.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
+  // No request is admitted before the last admission (a drained write, granted at its move,
+  // has its admission earlier still): the bank-state history is final up to it.
+  settle(unit, u.last_admit);
   const uint64_t f = (admit - margin_) & ~uint64_t{63};
   u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
   u.floor_next = f + kFloorStep + margin_;

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/hbm/bank_history.h"
 #include "models/hbm/controller.h"
 #include "models/hbm/cycle_set.h"
 #include "models/hbm/timeline.h"
@@ -44,6 +45,9 @@ class FrFcfsController final : public Controller {
   uint64_t last_admit() const override { return last_admit_; }
   uint64_t refreshes() const override;
   const HbmAddressMap& address_map() const override { return map_; }
+  std::vector<UnitActivity> activity(uint64_t end_cycles,
+                                     ActivitySeries* series = nullptr) const override;
+  const BankHistory& bank_history() const { return hist_; }
   // Reservations that fell beyond a timeline's horizon (and so constrain nothing). Zero for
   // every configuration validate() accepts; tests check it.
   uint64_t horizon_overflows() const { return overflows_; }
@@ -70,7 +74,7 @@ class FrFcfsController final : public Controller {
   static constexpr uint32_t kNoRow = UINT32_MAX;
   struct Bank {
     uint64_t act_ok = 0, pre_ok = 0, col_ok = 0;
-    uint64_t last_use = 0;      // last cycle the bank was busy: a refresh after it closes the row
+    uint64_t last_use = 0;      // last cycle the bank was busy: a refresh from it on closes the row
     uint32_t open_row = kNoRow;
     uint32_t queue_next = 0;    // the oldest entry of its bank-queue ring
   };
@@ -90,6 +94,7 @@ class FrFcfsController final : public Controller {
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
+    uint64_t cols[2] = {0, 0};     // read [0] and write [1] column commands granted
     // A column command at or after col_free meets tCCD and the turnarounds against every one
     // granted: col_max + col_clear_, or 0 before the first.
     uint64_t col_free = 0;
@@ -200,6 +205,7 @@ class FrFcfsController final : public Controller {
     u.col_max = std::max(u.col_max, col);
     u.col_free = u.col_max + col_clear_;
     u.dir_max[write] = std::max(u.dir_max[write], col + 1);  // + 1: 0 is none
+    ++u.cols[write];
   }
   // reserve_col() without extend of a column command that the fast paths found at or after
   // the unit's and the group's latest (col_free; or tCCD_S and the turnaround after the
@@ -215,11 +221,15 @@ class FrFcfsController final : public Controller {
     u.col_max = col;
     u.col_free = col + col_clear_;
     u.dir_max[write] = col + 1;
+    ++u.cols[write];
   }
   // Records an ACT of `row` at `act` on its unit's maps and timeline and opens the row in its
-  // bank (burst() and the miss path).
-  __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint64_t act,
-                                                  uint32_t row) {
+  // bank (burst() and the miss path); `conflict`: it closes the bank's open row first, with a
+  // precharge tRP before the ACT (the bank-state history's precharge).
+  __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint32_t bank,
+                                                  uint64_t act, uint32_t row, bool conflict) {
+    if (conflict) hist_.close(bank, act - cfg_.tRP);
+    hist_.open(bank, act);
     if (!u.act.in_range(act)) {
       ++overflows_;
     } else {
@@ -260,7 +270,24 @@ class FrFcfsController final : public Controller {
   uint64_t pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, bool write, uint64_t t);
   static void note_row(const Bank& b, RowHistory& h, RowOutcome out, uint64_t pre);
   // page_policy adaptive: closes the bank's row if it has been idle page_idle_cycles at t.
-  void close_idle(Bank& b, uint64_t t) const;
+  void close_idle(Bank& b, uint32_t bank, uint64_t t);
+  // page_policy adaptive: the precharge of the bank's open row if no column command comes.
+  uint64_t idle_precharge(const Bank& b) const {
+    return std::max(b.pre_ok, b.col_ok - cfg_.tCCD_L + cfg_.page_idle_cycles);
+  }
+  // The first refresh of `bank` that starts at or after cycle t (the one that closes a row last
+  // used at t): k * tREFI (+ the bank's phase with per-bank refresh), k >= 1. UINT64_MAX
+  // without refresh.
+  uint64_t refresh_after(uint32_t bank, uint64_t t) const {
+    if (cfg_.tREFI == 0) return UINT64_MAX;
+    const uint64_t p = per_bank_ ? phase_[bank] : 0;
+    const uint64_t k = t <= p + cfg_.tREFI ? 1 : (t - p + cfg_.tREFI - 1) / cfg_.tREFI;
+    return k * cfg_.tREFI + p;
+  }
+  // The bank-state history of the unit up to cycle s (every later request is admitted at or
+  // after s): rows that a refresh or an idle page closed before s close, and the events
+  // before s are counted (advance_floor() calls it).
+  void settle(uint32_t unit, uint64_t s);
   // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.
   uint64_t bank_refresh_window(uint32_t bank, uint64_t t) const {
     const uint64_t p = phase_[bank];
@@ -343,6 +370,7 @@ class FrFcfsController final : public Controller {
   uint64_t fast_hits_ = 0, fast_misses_ = 0;
   std::vector<RunUnit> run_;  // per unit
   uint64_t run_req_ = 0;
+  BankHistory hist_;  // the banks' open/closed history, for the energy
 };
 
 }  // namespace npusim::models::hbm

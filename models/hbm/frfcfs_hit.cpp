@@ -60,9 +60,9 @@ bool FrFcfsController::hit_fast(uint32_t bank, bool write, uint64_t arrival, uin
   // column command to its last data) inside one refresh interval. Inside the unit's cached
   // refresh window that is three compares (ref_ok > ref_lo when the window has a refresh);
   // else the window of t is looked up, and the same compares decide.
-  if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) {
+  if (t < u.ref_ok || end > u.ref_hi || b.last_use <= u.ref_lo) {
     refresh_window(u, t);
-    if (t < u.ref_ok || end > u.ref_hi || b.last_use < u.ref_lo) return false;
+    if (t < u.ref_ok || end > u.ref_hi || b.last_use <= u.ref_lo) return false;
   }
   // As burst(): the queues, the timelines' floor, the admission, the grant.
   if (held) ++u.release;
@@ -133,7 +133,7 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
     refresh_window(u, t);
     if (t < u.ref_ok) return 0;
   }
-  const bool refreshed = b.last_use < u.ref_lo;
+  const bool refreshed = b.last_use <= u.ref_lo;  // (as burst(): at the refresh's start too)
   const uint32_t open = refreshed ? kNoRow : b.open_row;
   if (open == row) return 0;  // a hit the fast path did not take: burst()
   const uint64_t act_ok = refreshed ? std::max(b.act_ok, u.ref_ok) : b.act_ok;
@@ -153,8 +153,11 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   last_admit_ = admit;
   if (t > admit) wait_insert(u, t);
   Group& g = groups_[bank >> bpg_bits_];
-  if (refreshed) b.act_ok = act_ok;
-  reserve_act(u, g, b, act, row);
+  if (refreshed) {
+    b.act_ok = act_ok;
+    hist_.close(bank, refresh_after(bank, b.last_use));
+  }
+  reserve_act(u, g, b, bank, act, row, open != kNoRow);
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
   reserve_col_last(u, g, col, write);  // (past col_free: no busy interval grown, as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;

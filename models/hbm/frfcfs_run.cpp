@@ -34,7 +34,7 @@ void FrFcfsController::run_prepare(RunUnit& r, uint32_t unit, uint64_t arrival) 
     const uint64_t k = refresh_window(u, admit);
     if (k >= 1) {
       if (admit < k * cfg_.tREFI + cfg_.tRFC) return;  // in a refresh
-      r.use_lo = k * cfg_.tREFI;  // a bank last used before it was refreshed has its row closed
+      r.use_lo = k * cfg_.tREFI;  // a bank last used up to the refresh has its row closed
     }
     r.end_hi = (k + 1) * cfg_.tREFI;  // the access ends in this refresh interval
   }
@@ -84,7 +84,7 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
       const uint64_t t = r.admit;
       Group& g = groups_[bank >> group_shift];
       uint64_t col = std::max(t, b.col_ok);
-      bool ok = b.open_row == row && slot <= t && b.last_use >= r.use_lo;
+      bool ok = b.open_row == row && slot <= t && b.last_use > r.use_lo;
       if (ok && col < u.col_free) {
         if (col >= u.col_busy_lo[write] && col < u.col_busy_hi[write]) col = u.col_busy_hi[write];
         ok = sc && u.dir_max[write] + ccd_s <= col + 1 && u.dir_max[!write] + other_before <= col + 1 &&
@@ -108,6 +108,7 @@ uint64_t FrFcfsController::schedule_run(uint64_t offset, uint64_t len, bool writ
         u.col_max = std::max(u.col_max, col);
         u.col_free = u.col_max + clear;
         u.dir_max[write] = std::max(u.dir_max[write], col + 1);
+        ++u.cols[write];
         if (cap) ++history_[bank].hits;  // burst()'s note_row for a hit
         b.col_ok = col + ccd_l;
         b.pre_ok = std::max(b.pre_ok, col + recovery);

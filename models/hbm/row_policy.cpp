@@ -48,11 +48,11 @@ uint64_t FrFcfsController::pass_hit(Unit& u, Group& g, Bank& b, RowHistory& h, b
 
 // page_policy adaptive: the row is precharged page_idle_cycles after its last column command
 // (no earlier than the bank allows); a request at or after that finds the bank closed.
-void FrFcfsController::close_idle(Bank& b, uint64_t t) const {
+void FrFcfsController::close_idle(Bank& b, uint32_t bank, uint64_t t) {
   if (b.open_row == kNoRow) return;
-  const uint64_t last_col = b.col_ok - cfg_.tCCD_L;
-  const uint64_t pre = std::max(b.pre_ok, last_col + cfg_.page_idle_cycles);
+  const uint64_t pre = idle_precharge(b);
   if (t < pre) return;
+  hist_.close(bank, pre);
   b.open_row = kNoRow;
   b.act_ok = std::max(b.act_ok, pre + cfg_.tRP);
 }

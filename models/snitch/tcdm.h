@@ -30,6 +30,9 @@ struct TcdmConfig {
   uint32_t dma_port_bytes = 64;  // the DMA engine's 512-bit TCDM port
   uint32_t fill = 0;
   uint64_t series_bin_cycles = 100;  // resolution of the conflict series (traces)
+  // Energy per byte accessed (reports only): a 64-bit access to an 8 KB SRAM, 10 pJ
+  // (Horowitz, ISSCC 2014, 45 nm); the TCDM's banks are 4 KiB.
+  double pj_per_byte = 1.25;
 };
 
 struct TcdmInitiatorStats {

@@ -21,8 +21,13 @@
 #include "models/memory_stats.h"
 #include "models/memory_system.h"
 #include "models/unwind.h"
+#include "sim/input/input_error.h"
+#include "sim/input/platform_config.h"
+#include "sim/input/snitch_profile.h"
+#include "sim/input/yaml_input.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/traffic_ring.h"
+#include "sim/tools/traffic_trace.h"
 
 namespace npusim::sim {
 
@@ -72,6 +77,8 @@ class TrafficGenerator : public sc_core::sc_module {
     std::optional<double> rate;  // per memory cycle
     sc_time clock;               // the memory's
     Progress* progress;          // ticked at every request
+    const Trace* trace;          // replayed instead of the pattern; nullptr: the pattern
+    TraceWriter* writer;         // every request issued, as it is; nullptr: none
   };
 
   SC_HAS_PROCESS(TrafficGenerator);
@@ -228,7 +235,10 @@ class TrafficGenerator : public sc_core::sc_module {
     QuantumKeeper qk;
     qk.set_global_quantum(sc_time(1, sc_core::SC_US));
     qk.reset();
-    std::vector<uint8_t> data(s_.size);
+    uint64_t max_size = s_.size;  // a trace's requests may be larger
+    if (s_.trace != nullptr)
+      for (const auto& q : s_.trace->requests) max_size = std::max<uint64_t>(max_size, q.size);
+    std::vector<uint8_t> data(max_size);
     for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 13 + 7);
     tlm::tlm_generic_payload t;
     t.set_data_ptr(data.data());
@@ -242,7 +252,7 @@ class TrafficGenerator : public sc_core::sc_module {
     const uint64_t requests = s_.requests, outstanding = s_.outstanding;
     const uint64_t issue_width = s_.issue_width, size = s_.size;
     const double read_ratio = s_.read_ratio;
-    const bool mixed = read_ratio < 1.0;
+    const bool mixed = read_ratio < 1.0 || trace_writes();
     const std::optional<double> rate = s_.rate;
     CompletionRing in_flight;
     // The admission extension only with an issue width: without one alive, the HBM does not
@@ -280,18 +290,21 @@ class TrafficGenerator : public sc_core::sc_module {
     bool on_grid = !rate && now_c * clk == now;
     uint64_t edge = 0;      // --issue-width: the clock edge of the previous request
     uint64_t on_edge = 0;   // and how many went out on it
-    uint64_t first = 0, last = 0, done_requests = 0;
+    uint64_t first = 0, last = 0, done_requests = 0, done_bytes = 0;
+    uint64_t general_requests = 0;  // completed by the general loop below (done_bytes is theirs)
     auto finish = [&] {
       first_issue = sc_time::from_value(first);
       last_done = sc_time::from_value(last);
       completed = done_requests;
-      bytes = done_requests * size;
+      // (the grid loop's requests are all --size bytes)
+      bytes = done_bytes + (done_requests - general_requests) * size;
       if (admit) t.clear_extension(&*admit);
     };
     uint64_t i = 0;
     bool stop = false;  // SIGINT/SIGTERM: the requests so far are the measurement
-    // The common case, without --rate or --issue-width: grid_loop() below.
-    if (on_grid && issue_width == 0) {
+    // The common case, without --rate or --issue-width (and no trace read or written):
+    // grid_loop() below.
+    if (on_grid && issue_width == 0 && s_.trace == nullptr && s_.writer == nullptr) {
       first = prev_c * clk;  // the first request's issue (nothing in flight holds it back)
       Grid g{t, in_flight, qk, cycles_time.data(), cycles_n, clk, per_clk, 0, prev_c, now,
              now_c, next_sync, last, false, false};
@@ -326,18 +339,46 @@ class TrafficGenerator : public sc_core::sc_module {
       } else {
         if (outstanding != 0 && in_flight.size() >= outstanding)
           issue = std::max(issue, in_flight.pop() * clk);
-        const double at_ps = static_cast<double>(i) / *rate * clk_ps;
-        issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
+        if (rate) {
+          const double at_ps = static_cast<double>(i) / *rate * clk_ps;
+          issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
+        }
         if (issue_width != 0) {
           const uint64_t c = std::max(per_clk.ceil(issue),
                                       on_edge >= issue_width ? edge + 1 : edge);
           issue = c * clk;
         }
       }
-      const bool read =
-          read_ratio >= 1.0 ||
-          (read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < read_ratio);
-      const uint64_t addr = address(i);
+      bool read;
+      uint64_t addr, req_size = size;
+      if (s_.trace != nullptr) {  // the trace's request: its address, direction, size, time
+        const TraceRequest& q = s_.trace->requests[i];
+        read = !q.write;
+        addr = s_.base + q.offset;
+        if (q.size != 0) req_size = q.size;
+        if (q.cycle != 0) {  // not before its cycle
+          if (on_grid) {
+            issue_c = std::max(issue_c, q.cycle);
+            issue = issue_c * clk;
+          } else {
+            issue = std::max(issue, q.cycle * clk);
+          }
+          if (issue_width != 0) {  // (the edge rule above, for the moved issue)
+            const uint64_t c = std::max(per_clk.ceil(issue), on_edge >= issue_width ? edge + 1 : edge);
+            issue = c * clk, issue_c = c;
+          }
+        }
+        if (req_size != t.get_data_length()) {
+          t.set_data_length(static_cast<unsigned>(req_size));
+          t.set_streaming_width(static_cast<unsigned>(req_size));
+        }
+      } else {
+        read = read_ratio >= 1.0 ||
+               (read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < read_ratio);
+        addr = address(i);
+      }
+      if (s_.writer != nullptr)
+        s_.writer->add(addr - s_.base, !read, on_grid ? issue_c : per_clk.ceil(issue), req_size);
       t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
       t.set_address(addr);
       t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -351,7 +392,7 @@ class TrafficGenerator : public sc_core::sc_module {
       mem->b_transport(t, delay);
       if (!t.is_response_ok()) {
         error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
-                            read ? "read" : "write", size, addr, t.get_response_string());
+                            read ? "read" : "write", req_size, addr, t.get_response_string());
         finish();
         return;
       }
@@ -363,6 +404,8 @@ class TrafficGenerator : public sc_core::sc_module {
       if (i == 0) first = issue;
       last = std::max(last, done);
       ++done_requests;
+      ++general_requests;
+      done_bytes += req_size;
       const uint64_t done_c = per_clk.ceil(done);
       // ceil((done - accepted) / clk) = ceil(done / clk) - accepted / clk on the grid.
       const uint64_t accepted_c = on_grid ? issue_c + stall : 0;
@@ -390,6 +433,16 @@ class TrafficGenerator : public sc_core::sc_module {
     finish();
   }
 
+  // A trace with writes: the reads' latency is reported on its own, as for --read-ratio < 1.
+ public:
+  bool trace_writes() const {
+    if (s_.trace != nullptr)
+      for (const auto& q : s_.trace->requests)
+        if (q.write) return true;
+    return false;
+  }
+
+ private:
   Setup s_;
   uint64_t x_ = 1;
   uint64_t slots_ = 1, seq_slot_ = 0;  // span / size; kSeq: i % slots
@@ -398,6 +451,38 @@ class TrafficGenerator : public sc_core::sc_module {
 };
 
 }  // namespace
+
+namespace {
+
+// A platform profile rather than a memory configuration: a built-in name, or a YAML file with a
+// top-level `platform:` or `extends:`.
+bool is_neuron_profile(const std::string& p) {
+  if (!builtin_profile(p).empty()) return true;
+  if (!input_file_problem(p).empty()) return false;
+  try {
+    const YAML::Node root = load_yaml(read_input_file(p, "configuration"), p);
+    return root.IsMap() && (root["platform"] || root["extends"]);
+  } catch (const InputError&) {
+    return false;  // the memory configuration's loader says what is wrong with it
+  }
+}
+
+}  // namespace
+
+models::MemoryConfig memory_of(const TrafficOptions& opt) {
+  if (opt.platform.empty()) return models::load_memory_config("", "<defaults>", opt.overrides);
+  if (is_snitch_platform(opt.platform))
+    throw TrafficError(fmt::format("--platform {}: traffic drives the HBM or dataram of a neuron-gpsimd profile or "
+                                   "of a memory configuration (docs/memory-config.md); snitch-cluster has neither",
+                                   opt.platform));
+  if (is_neuron_profile(opt.platform)) {
+    // The memories of the profile, with --set applied as `npusim run --set` applies it.
+    std::vector<Setting> sets;
+    for (const auto& [k, v] : opt.overrides) sets.push_back(Setting{k, v, Where{"--set", 0, 0}});
+    return load_platform(opt.platform, sets).memory;
+  }
+  return models::load_memory_config_file(opt.platform, opt.overrides);
+}
 
 TrafficResult run_traffic(const TrafficOptions& opt) {
   if (opt.memory != "hbm" && opt.memory != "dataram")
@@ -412,9 +497,7 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   if (!(opt.read_ratio >= 0.0 && opt.read_ratio <= 1.0))
     throw TrafficError(fmt::format("--read-ratio {}: must be in [0, 1]", opt.read_ratio));
 
-  const models::MemoryConfig cfg = opt.platform.empty()
-                                       ? models::load_memory_config("", "<defaults>", opt.overrides)
-                                       : models::load_memory_config_file(opt.platform, opt.overrides);
+  const models::MemoryConfig cfg = memory_of(opt);
   const bool hbm = opt.memory == "hbm";
   const uint64_t base = hbm ? cfg.hbm.base : cfg.dataram.base;
   const uint64_t mem_size = hbm ? cfg.hbm.size() : cfg.dataram.size;
@@ -430,6 +513,42 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   if (opt.issue_width > 1024)
     throw TrafficError(fmt::format("--issue-width {}: must be in [1, 1024] requests per cycle",
                                    opt.issue_width));
+  // A trace: read whole and checked against the memory before anything runs.
+  std::optional<Trace> trace;
+  uint64_t requests = opt.requests;
+  auto format_option = [](const char* option, const std::string& name) -> std::optional<TraceFormat> {
+    if (name.empty()) return std::nullopt;
+    auto f = trace_format_named(name);
+    if (!f)
+      throw TrafficError(fmt::format("{} '{}': expected one of {}", option, name, trace_format_names()));
+    return f;
+  };
+  const auto in_format = format_option("--trace-format", opt.trace_format);
+  const auto out_format = format_option("--write-trace-format", opt.write_trace_format);
+  if (!opt.trace.empty()) {
+    trace = read_trace(opt.trace, in_format);
+    if (!opt.requests_given || requests > trace->requests.size()) requests = trace->requests.size();
+    for (size_t i = 0; i < trace->requests.size(); ++i) {
+      const TraceRequest& q = trace->requests[i];
+      const uint64_t n = q.size != 0 ? q.size : opt.size;
+      if (q.offset >= mem_size || n > mem_size - q.offset)
+        throw TrafficError(InputError(opt.trace, static_cast<int>(trace->lines[i]),
+                                      fmt::format("{:#x}", q.offset),
+                                      fmt::format("{} bytes from this address run past the end "
+                                                  "of the {} ({:#x} bytes; addresses are offsets "
+                                                  "into it)", n, opt.memory, mem_size))
+                               .what());
+    }
+  }
+  std::unique_ptr<TraceWriter> writer;
+  if (!opt.write_trace.empty()) {
+    TraceFormat f = TraceFormat::kDramsim3;
+    if (out_format) f = *out_format;
+    else if (opt.trace.empty() && in_format) f = *in_format;
+    else if (opt.write_trace.size() > 4 && opt.write_trace.compare(opt.write_trace.size() - 4, 4, ".stl") == 0)
+      f = TraceFormat::kStl;
+    writer = std::make_unique<TraceWriter>(opt.write_trace, f, hbm ? cfg.hbm.burst_bytes() : 64);
+  }
   // With an issue width the memory's queues limit what is in flight (0: no other limit).
   const uint64_t outstanding =
       opt.outstanding || opt.issue_width
@@ -439,25 +558,28 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   // The copyright banner would end up in the JSON on stdout.
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
   models::MemorySystem platform("platform", cfg);
-  Progress progress("traffic " + opt.memory + " " + opt.pattern,
+  const std::string what = trace ? "trace " + opt.trace : opt.pattern;
+  Progress progress("traffic " + opt.memory + " " + what,
                     opt.progress ? Progress::Mode::kOn : Progress::Mode::kAuto);
-  progress.set_total(opt.requests, "requests");
-  TrafficGenerator::Setup setup{base, span, opt.size, opt.requests, outstanding, opt.seed,
+  progress.set_total(requests, "requests");
+  TrafficGenerator::Setup setup{base, span, opt.size, requests, outstanding, opt.seed,
                                 opt.issue_width, pattern, opt.read_ratio, opt.rate,
-                                hbm ? platform.hbm.clock() : platform.dataram.clock(), &progress};
+                                hbm ? platform.hbm.clock() : platform.dataram.clock(), &progress,
+                                trace ? &*trace : nullptr, writer.get()};
   TrafficGenerator gen("traffic", setup);
   gen.mem.bind(platform.bus());
   sc_core::sc_start();
   models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
   progress.update(gen.completed, static_cast<double>(gen.last_done.value()) / 1e3);
   progress.finish();
+  if (writer) writer->close();  // (what was issued, also when a signal stopped the run)
   if (!gen.error.empty()) throw TrafficError(gen.error);
 
   TrafficResult r;
   r.memory = opt.memory;
-  r.pattern = opt.pattern;
+  r.pattern = trace ? "trace:" + opt.trace : opt.pattern;
   r.requests = gen.completed;
-  r.planned = opt.requests;
+  r.planned = requests;
   r.interrupted = stop_signal_name();
   r.bytes = gen.bytes;
   r.outstanding = outstanding;
@@ -469,7 +591,8 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   r.latency_p99_cycles = gen.latency_cycles.percentile(0.99);
   r.latency_max_cycles = gen.latency_cycles.max();
   r.latency_min_cycles = gen.latency_cycles.min();
-  if (opt.read_ratio < 1.0 && gen.read_latency_cycles.count() != 0) {  // (all writes: no line)
+  if ((opt.read_ratio < 1.0 || gen.trace_writes()) && gen.read_latency_cycles.count() != 0) {
+    // (all writes: no line)
     r.reads = gen.read_latency_cycles.count();
     r.read_latency_mean_cycles = gen.read_latency_cycles.mean();
     r.read_latency_p50_cycles = gen.read_latency_cycles.percentile(0.5);
@@ -482,6 +605,14 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   r.row_conflicts = s.row_conflicts;
   r.refreshes = s.refreshes;
   r.bank_conflicts = s.bank_conflicts;
+  if (hbm) {
+    // Over the whole run: HBM cycles [0, the last completion) (DRAMsim3 counts every cycle
+    // it simulated the same way).
+    const models::HbmEnergyReport e = platform.hbm.energy(s.last_completion_cycle);
+    r.energy = e.total;
+    if (opt.per_channel) r.unit_energy = e.units;
+    r.pseudo_channels = cfg.hbm.pseudo_channels;
+  }
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hbm_energy.h"
 #include "models/memory_config.h"
 
 namespace CLI {
@@ -42,10 +43,24 @@ struct TrafficOptions {
   double read_ratio = 1.0;
   uint64_t seed = 1;
   std::optional<uint64_t> span;  // bytes of the memory the pattern covers (see docs)
-  std::string platform;          // memory configuration YAML; empty = built-in defaults
+  // A memory configuration YAML (docs/memory-config.md), or a neuron-gpsimd platform profile (a
+  // built-in name or a file): its memories. Empty: the built-in defaults.
+  std::string platform;
   std::vector<models::Override> overrides;
   bool progress = false;  // --progress: the progress line on a pipe too (on a terminal: always)
+  bool per_channel = false;  // --per-channel: the HBM energy of each unit too
+  bool requests_given = false;  // --requests was on the command line (with --trace: at most)
+  // --trace FILE: replay its requests instead of the pattern (sim/tools/traffic_trace.h), in
+  // --trace-format (empty: from the file name or its first request line).
+  std::string trace, trace_format;
+  // --write-trace FILE: the stream the run issues, in --write-trace-format, else
+  // --trace-format, else by the name (.stl), else dramsim3.
+  std::string write_trace, write_trace_format;
 };
+
+// The memories `opt` names (platform and overrides). Throws models::ConfigError, InputError
+// (a profile) or TrafficError.
+models::MemoryConfig memory_of(const TrafficOptions& opt);
 
 struct TrafficResult {
   std::string memory, pattern;
@@ -65,6 +80,11 @@ struct TrafficResult {
   uint64_t read_latency_p50_cycles = 0, read_latency_p99_cycles = 0;
   std::optional<double> row_hit_rate;  // HBM only
   uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, refreshes = 0, bank_conflicts = 0;
+  // HBM only: the energy over the run, HBM cycles [0, last completion] (models/hbm_energy.h),
+  // summed over units, and each unit's (channel, or pseudo-channel) with --per-channel.
+  std::optional<models::HbmEnergy> energy;
+  std::vector<models::HbmEnergy> unit_energy;
+  uint32_t pseudo_channels = 1;  // units per channel (names the units of unit_energy)
 };
 
 // Builds the platform, runs the pattern to completion in one simulation and returns the

@@ -86,7 +86,7 @@ TEST_CASE("hbm controller: the search shortcuts change no completion", "[hbm][co
   }
 }
 
-// The session-6 options (write watermarks, row_hit_cap, per-bank refresh, the adaptive and
+// The controller options (write watermarks, row_hit_cap, per-bank refresh, the adaptive and
 // closed page policies) and timings that take the searches' other branches: tFAW above 64
 // cycles (the maps' general neighbour search), no tFAW, small queues, the default mapping.
 TEST_CASE("hbm controller: the search shortcuts change no completion under the options",

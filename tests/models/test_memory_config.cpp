@@ -61,6 +61,14 @@ TEST_CASE("config: models/hbm2.yaml spells out exactly the built-in defaults", "
   REQUIRE(a.window_size == b.window_size);
   REQUIRE(a.window_target == b.window_target);
   REQUIRE(a.stats_window_ns == b.stats_window_ns);
+  REQUIRE(a.vdd == b.vdd);
+  REQUIRE(a.idd0 == b.idd0);
+  REQUIRE(a.idd2n == b.idd2n);
+  REQUIRE(a.idd3n == b.idd3n);
+  REQUIRE(a.idd4r == b.idd4r);
+  REQUIRE(a.idd4w == b.idd4w);
+  REQUIRE(a.idd5ab == b.idd5ab);
+  REQUIRE(a.idd5pb == b.idd5pb);
   REQUIRE(f.dataram.base == d.dataram.base);
   REQUIRE(f.dataram.size == d.dataram.size);
   REQUIRE(f.dataram.clock_ns == d.dataram.clock_ns);
@@ -130,7 +138,7 @@ TEST_CASE("config: inconsistent and out-of-range timings are rejected by name", 
       {"hbm:\n  window_base: 0x80000\n", "hbm.window_base", 2},  // overlaps the dataram
       {"hbm:\n  window_target: 0x500000000\n", "hbm.window_target", 2},  // outside the HBM
       {"interconnect:\n  clock_ns: 0\n", "interconnect.clock_ns", 2},
-      // Below the 1 ps time resolution: 0 time units per cycle (issue 13).
+      // Below the 1 ps time resolution: 0 time units per cycle.
       {"hbm:\n  tck_ns: 1e-9\n", "hbm.tck_ns", 2},
       {"hbm:\n  tck_ns: 0.0009\n", "hbm.tck_ns", 2},
       {"dataram:\n  clock_ns: 1e-4\n", "dataram.clock_ns", 2},

@@ -1,7 +1,7 @@
 // The real models under the protocol checker: core, DMA engine, interconnect, dataram (SRAM),
 // HBM and TCDM raise no violation, through b_transport, DMI (with an invalidation), debug
 // transport and nb_transport; and nb_transport goes through the interconnect end to end
-// without a blocking call (issue 13), back to the right initiator with its address.
+// without a blocking call, back to the right initiator with its address.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -85,8 +85,8 @@ TEST_CASE("protocol: core, DMA, interconnect, dataram and HBM run clean", "[prot
 
 TEST_CASE("protocol: nb_transport from an SC_METHOD through the interconnect to dataram, HBM "
           "and TCDM completes at once, with no blocking call", "[protocol][bus]") {
-  // Before issue 13 the interconnect served nb_transport_fw with the target's b_transport:
-  // blocking-from-thread fired on the checkers between the interconnect and the memories.
+  // An interconnect that served nb_transport_fw with the target's b_transport would fire
+  // blocking-from-thread on the checkers between the interconnect and the memories.
   Interconnect ic("ic", InterconnectConfig{});
   SramConfig sc;
   sc.size = 0x1000;

@@ -1,0 +1,138 @@
+#include "models/hbm/bank_history.h"
+
+#include <algorithm>
+
+namespace npusim::models::hbm {
+
+namespace {
+
+constexpr size_t kMaxWindows = size_t{1} << 16;  // as BandwidthSeries
+
+unsigned log2u(uint64_t v) {
+  unsigned s = 0;
+  while ((uint64_t{1} << s) < v) ++s;
+  return s;
+}
+
+}  // namespace
+
+size_t ActivitySeries::index(double tck_ns, uint64_t cycle) {
+  while (static_cast<double>(cycle) * tck_ns / window_ns >= static_cast<double>(kMaxWindows)) {
+    for (size_t j = 0; j < acts.size(); ++j) {  // coarsen: the windows double, pairs merge
+      acts[j / 2] = (j % 2 ? acts[j / 2] : 0) + acts[j];
+      open_cycles[j / 2] = (j % 2 ? open_cycles[j / 2] : 0) + open_cycles[j];
+    }
+    acts.resize((acts.size() + 1) / 2);
+    open_cycles.resize(acts.size());
+    window_ns *= 2;
+  }
+  const auto i = static_cast<size_t>(static_cast<double>(cycle) * tck_ns / window_ns);
+  if (i >= acts.size()) {
+    acts.resize(i + 1, 0);
+    open_cycles.resize(i + 1, 0);
+  }
+  return i;
+}
+
+void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, uint64_t act_bits) {
+  if (open == 0 && act_bits == 0) return;
+  const uint64_t c0 = blk << 6;
+  // The last marked cycle's window first (it coarsens the series as far as needed, so the
+  // indices below agree with it).
+  const uint64_t top = c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open | act_bits));
+  const size_t last = index(tck_ns, top);
+  uint64_t lo = c0;
+  while (open != 0 || act_bits != 0) {
+    const size_t i = index(tck_ns, lo);
+    // The block's cycles from lo that lie in window i: up to the first in window i + 1.
+    uint64_t hi = c0 + 64;
+    if (last != i) {
+      hi = lo + 1;
+      while (hi < c0 + 64 && index(tck_ns, hi) == i) ++hi;
+    }
+    const uint64_t m = hi - c0 >= 64 ? ~uint64_t{0} : (uint64_t{1} << (hi - c0)) - 1;
+    open_cycles[i] += static_cast<uint64_t>(__builtin_popcountll(open & m));
+    acts[i] += static_cast<uint64_t>(__builtin_popcountll(act_bits & m));
+    open &= ~m, act_bits &= ~m;
+    lo = hi;
+  }
+}
+
+BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
+                         double window_ns, uint64_t horizon)
+    : banks_(size_t{units} * banks_per_unit), bank_bits_(log2u(banks_per_unit)),
+      banks_per_unit_(banks_per_unit), tck_ns_(tck_ns) {
+  // Marks lie from the counting point (at most kCarry before the last settle) to the horizon
+  // after the last admission, with a word on either side.
+  const uint64_t ring = kCarry + horizon + 256;
+  units_.reserve(units);
+  for (uint32_t i = 0; i < units; ++i) units_.push_back(Unit{CycleSet(ring), CycleSet(ring), 0, 0, 0});
+  series_.window_ns = window_ns;
+}
+
+void BankHistory::settle(uint32_t unit, uint64_t s) {
+  uint64_t lim = s;
+  Bank* b = &banks_[size_t{unit} << bank_bits_];
+  Unit& u = units_[unit];
+  u.settled = std::max(u.settled, s);
+  for (Bank* const e = b + banks_per_unit_; b != e; ++b) {
+    if (!b->open) continue;
+    if (s > b->since + kCarry) {  // marked up to s, carried on from there
+      u.open_bits.set_range(b->since, s);
+      b->since = s;
+    }
+    lim = std::min(lim, b->since);
+  }
+  if (lim >= u.counted + 64) count(u, lim, false);
+}
+
+void BankHistory::count(Unit& u, uint64_t to, bool all) {
+  const uint64_t last = to >> 6;
+  for (uint64_t blk = u.counted >> 6; blk < last; ++blk) {
+    const uint64_t o = u.open_bits.block(blk), a = u.act_bits.block(blk);
+    u.open_cycles += static_cast<uint64_t>(__builtin_popcountll(o));
+    series_.add_block(tck_ns_, blk, o, a);
+  }
+  if (all && (to & 63) != 0 && to > u.counted) {  // the partial word up to `to`
+    const uint64_t m = (uint64_t{1} << (to & 63)) - 1;
+    const uint64_t o = u.open_bits.block(last) & m, a = u.act_bits.block(last) & m;
+    u.open_cycles += static_cast<uint64_t>(__builtin_popcountll(o));
+    series_.add_block(tck_ns_, last, o, a);
+    u.counted = to;
+    return;
+  }
+  u.counted = std::max(u.counted, last << 6);
+}
+
+std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
+    uint64_t end, const std::vector<uint64_t>& close, ActivitySeries* series) const {
+  BankHistory h = *this;
+  std::vector<UnitCounts> out;
+  for (uint32_t unit = 0; unit < h.units_.size(); ++unit) {
+    Unit& u = h.units_[unit];
+    const uint32_t first = unit << bank_bits_;
+    // In steps of kCarry, as settle() would go: rows that close by then are marked, the
+    // others marked up to the step and carried on, so no mark lies further back than the
+    // ring reaches (a row may stay open long after the last admission, up to `end`).
+    for (uint64_t s = u.counted;;) {
+      s = std::min(s + kCarry, end);
+      for (uint32_t b = first; b < first + banks_per_unit_; ++b) {
+        Bank& k = h.banks_[b];
+        if (!k.open) continue;
+        if (close[b] <= s) {
+          h.close(b, close[b]);
+        } else if (k.since < s) {
+          u.open_bits.set_range(k.since, s);
+          k.since = s;
+        }
+      }
+      h.count(u, s, s == end);
+      if (s == end) break;
+    }
+    out.push_back(UnitCounts{u.acts, u.open_cycles});
+  }
+  if (series != nullptr) *series = h.series_;
+  return out;
+}
+
+}  // namespace npusim::models::hbm

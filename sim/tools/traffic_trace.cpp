@@ -1,0 +1,230 @@
+#include "sim/tools/traffic_trace.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "sim/input/input_error.h"
+#include "sim/tools/traffic.h"
+
+namespace npusim::sim {
+
+namespace {
+
+std::vector<std::string> tokens_of(const std::string& line) {
+  std::vector<std::string> t;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const size_t b = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > b) t.push_back(line.substr(b, i - b));
+  }
+  return t;
+}
+
+// A hex number with or without 0x (the address of every format but ramulator2's).
+std::optional<uint64_t> hex(const std::string& t) {
+  const std::string s = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') ? t : "0x" + t;
+  return parse_number(s);
+}
+
+[[noreturn]] void fail(const std::string& path, uint32_t line, const std::string& token,
+                       const std::string& why) {
+  throw TrafficError(InputError(path, static_cast<int>(line), token, why).what());
+}
+
+// The shape of a request line: the format it is in, if any.
+std::optional<TraceFormat> shape_of(const std::vector<std::string>& t) {
+  if (t.empty()) return std::nullopt;
+  if (t[0].back() == ':' || (t.size() >= 2 && t[1] == ":")) return TraceFormat::kStl;
+  if (t[0] == "LD" || t[0] == "ST") return TraceFormat::kRamulator2;
+  if (t.size() == 2 && (t[1] == "R" || t[1] == "W")) return TraceFormat::kRamulator;
+  if (t.size() == 3 && hex(t[0])) return TraceFormat::kDramsim3;
+  return std::nullopt;
+}
+
+// How each format spells one request, for messages.
+const char* syntax(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::kDramsim3: return "'0xADDRESS READ|WRITE CYCLE'";
+    case TraceFormat::kRamulator: return "'0xADDRESS R|W'";
+    case TraceFormat::kRamulator2: return "'LD|ST ADDRESS'";
+    case TraceFormat::kStl: return "'CYCLE: [(LENGTH)] read|write 0xADDRESS [0xDATA]'";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<TraceFormat> trace_format_named(const std::string& name) {
+  if (name == "dramsim3") return TraceFormat::kDramsim3;
+  if (name == "ramulator") return TraceFormat::kRamulator;
+  if (name == "ramulator2") return TraceFormat::kRamulator2;
+  if (name == "stl") return TraceFormat::kStl;
+  return std::nullopt;
+}
+
+const char* trace_format_name(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::kDramsim3: return "dramsim3";
+    case TraceFormat::kRamulator: return "ramulator";
+    case TraceFormat::kRamulator2: return "ramulator2";
+    case TraceFormat::kStl: return "stl";
+  }
+  return "?";
+}
+
+const char* trace_format_names() { return "dramsim3, ramulator, ramulator2, stl"; }
+
+Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
+                 uint64_t max_requests) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TrafficError(fmt::format("--trace '{}': cannot read: {}", path, std::strerror(errno)));
+  if (!format && path.size() > 4 && path.compare(path.size() - 4, 4, ".stl") == 0)
+    format = TraceFormat::kStl;
+  Trace tr;
+  std::string line;
+  uint32_t n = 0;
+  while (std::getline(in, line)) {
+    if (n == UINT32_MAX) fail(path, n, "", "too many lines");
+    ++n;
+    if (line.find('\0') != std::string::npos) fail(path, n, "\\0", "not a text trace (a NUL byte)");
+    const auto t = tokens_of(line);
+    if (t.empty() || t[0][0] == '#') continue;
+    if (!format) {
+      format = shape_of(t);
+      if (!format)
+        fail(path, n, line.substr(0, 80),
+             fmt::format("not a request of any trace format ({}); name it with --trace-format",
+                         trace_format_names()));
+    }
+    if (tr.requests.size() >= max_requests)
+      fail(path, n, std::to_string(max_requests), "more requests than npusim traffic replays");
+    TraceRequest r;
+    const TraceFormat f = *format;
+    auto want = [&](bool ok, const std::string& token, const std::string& why) {
+      if (!ok) fail(path, n, token, fmt::format("{}: a {} request is {}", why, trace_format_name(f), syntax(f)));
+    };
+    auto address = [&](const std::string& s, bool any_base) {
+      const auto v = any_base ? parse_number(s) : hex(s);
+      want(v.has_value(), s, any_base ? "not an address (0x-hex or decimal)" : "not a hex address");
+      return v.value_or(0);
+    };
+    switch (f) {
+      case TraceFormat::kDramsim3: {
+        want(t.size() == 3, line.substr(0, 80), fmt::format("{} fields, not 3", t.size()));
+        r.offset = address(t[0], false);
+        const std::string& op = t[1];
+        if (op == "WRITE" || op == "write" || op == "P_MEM_WR" || op == "BOFF") r.write = true;
+        else want(op == "READ" || op == "read" || op == "P_MEM_RD" || op == "P_FETCH", op, "not READ or WRITE");
+        const auto c = parse_number(t[2]);
+        want(c && t[2].rfind("0x", 0) != 0, t[2], "not a decimal cycle");
+        r.cycle = c.value_or(0);
+        break;
+      }
+      case TraceFormat::kRamulator:
+        want(t.size() == 2, line.substr(0, 80), fmt::format("{} fields, not 2", t.size()));
+        r.offset = address(t[0], false);
+        want(t[1] == "R" || t[1] == "W", t[1], "not R or W");
+        r.write = t[1] == "W";
+        break;
+      case TraceFormat::kRamulator2:
+        want(t.size() == 2, line.substr(0, 80), fmt::format("{} fields, not 2", t.size()));
+        want(t[0] == "LD" || t[0] == "ST", t[0], "not LD or ST");
+        r.write = t[0] == "ST";
+        r.offset = address(t[1], true);
+        break;
+      case TraceFormat::kStl: {
+        // "CYCLE:" (or "CYCLE :"), then "(LENGTH)" or not, the command, the address, data.
+        size_t i = 0;
+        std::string cyc = t[0];
+        if (cyc.back() == ':') cyc.pop_back(), i = 1;
+        else if (t.size() >= 2 && t[1] == ":") i = 2;
+        want(i != 0, t[0], "no 'CYCLE:'");
+        const auto c = parse_number(cyc);
+        want(c && cyc.rfind("0x", 0) != 0, cyc, "not a decimal cycle");
+        r.cycle = c.value_or(0);
+        if (i < t.size() && t[i].front() == '(') {
+          const std::string& l = t[i];
+          const uint64_t len = l.size() > 2 && l.back() == ')'
+                                   ? parse_number(l.substr(1, l.size() - 2)).value_or(0)
+                                   : 0;
+          want(len >= 1 && len <= (1u << 20), l, "not a length in bytes in [1, 1048576]");
+          r.size = static_cast<uint32_t>(len);
+          ++i;
+        }
+        want(i < t.size(), line.substr(0, 80), "no command");
+        want(t[i] == "read" || t[i] == "write", t[i], "not read or write");
+        r.write = t[i] == "write";
+        ++i;
+        want(i < t.size(), line.substr(0, 80), "no address");
+        r.offset = address(t[i], false);
+        ++i;
+        want(i + 1 >= t.size(), t.back(), "more than one data field");
+        if (i < t.size()) want(r.write && hex(t[i]).has_value(), t[i], "data must be a hex number on a write");
+        break;
+      }
+    }
+    tr.requests.push_back(r);
+    tr.lines.push_back(n);
+  }
+  if (in.bad()) throw TrafficError(fmt::format("--trace '{}': read error", path));
+  if (tr.requests.empty())
+    throw TrafficError(fmt::format("--trace '{}': no requests (only empty lines and # comments)", path));
+  tr.format = *format;
+  tr.timed = *format == TraceFormat::kDramsim3 || *format == TraceFormat::kStl;
+  return tr;
+}
+
+TraceWriter::TraceWriter(const std::string& path, TraceFormat format, uint64_t burst_bytes)
+    : path_(path), format_(format), burst_bytes_(burst_bytes) {
+  f_ = std::fopen(path.c_str(), "w");
+  if (f_ == nullptr)
+    throw TrafficError(fmt::format("--write-trace '{}': cannot write: {}", path, std::strerror(errno)));
+  // DRAMsim3's trace CPU and both Ramulators read every line as a request: only the stl
+  // format has comments.
+  if (format == TraceFormat::kStl)
+    std::fputs("# npusim traffic: cycle: [(length)] command address (DRAMSys .stl)\n", f_);
+}
+
+TraceWriter::~TraceWriter() {
+  if (f_ != nullptr) std::fclose(f_);
+}
+
+void TraceWriter::add(uint64_t offset, bool write, uint64_t cycle, uint64_t size) {
+  if (f_ == nullptr) return;
+  switch (format_) {
+    case TraceFormat::kDramsim3:
+      std::fprintf(f_, "0x%llX %s %llu\n", static_cast<unsigned long long>(offset),
+                   write ? "WRITE" : "READ", static_cast<unsigned long long>(cycle));
+      break;
+    case TraceFormat::kRamulator:
+      std::fprintf(f_, "0x%llx %c\n", static_cast<unsigned long long>(offset), write ? 'W' : 'R');
+      break;
+    case TraceFormat::kRamulator2:
+      std::fprintf(f_, "%s 0x%llx\n", write ? "ST" : "LD", static_cast<unsigned long long>(offset));
+      break;
+    case TraceFormat::kStl:
+      if (size != burst_bytes_)
+        std::fprintf(f_, "%llu: (%llu) %s 0x%llx\n", static_cast<unsigned long long>(cycle),
+                     static_cast<unsigned long long>(size), write ? "write" : "read",
+                     static_cast<unsigned long long>(offset));
+      else
+        std::fprintf(f_, "%llu: %s 0x%llx\n", static_cast<unsigned long long>(cycle),
+                     write ? "write" : "read", static_cast<unsigned long long>(offset));
+      break;
+  }
+}
+
+void TraceWriter::close() {
+  if (f_ == nullptr) return;
+  const bool bad = std::ferror(f_) != 0;
+  const int rc = std::fclose(f_);
+  f_ = nullptr;
+  if (bad || rc != 0) throw TrafficError(fmt::format("--write-trace '{}': write error", path_));
+}
+
+}  // namespace npusim::sim

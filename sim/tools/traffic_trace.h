@@ -1,0 +1,75 @@
+// Request traces for `npusim traffic` in the formats of other memory simulators: read with
+// --trace FILE (replayed through the same generator as a pattern), written with --write-trace
+// FILE (the stream a run issued, so the other simulator can be handed the identical stream).
+// docs/energy.md, "Traces from other simulators", gives each format with an example.
+//
+//   dramsim3    DRAMsim3's trace CPU:  0x1F40 READ 120        hex address, READ|WRITE, cycle
+//   ramulator   Ramulator's memory-trace mode:  0x1F40 R      hex address, R|W (no time)
+//   ramulator2  Ramulator 2's LoadStoreTrace:  LD 0x1F40      LD|ST, address (no time)
+//   stl         DRAMSys's .stl:  120: read 0x1F40             cycle, [(length)], read|write,
+//                                                             hex address, [hex data]
+//
+// Addresses are offsets into the memory (its base is added); cycles are the memory's clock
+// cycles. Empty lines and lines starting with '#' are skipped in every format.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npusim::sim {
+
+enum class TraceFormat { kDramsim3, kRamulator, kRamulator2, kStl };
+
+// "dramsim3", ...; nullopt for anything else.
+std::optional<TraceFormat> trace_format_named(const std::string& name);
+const char* trace_format_name(TraceFormat f);
+// The names, for messages and --help: "dramsim3, ramulator, ramulator2, stl".
+const char* trace_format_names();
+
+struct TraceRequest {
+  uint64_t offset = 0;        // from the memory's base
+  uint64_t cycle = 0;         // earliest issue (memory cycles); 0 without a time
+  uint32_t size = 0;          // bytes; 0: the run's --size
+  bool write = false;
+};
+
+struct Trace {
+  TraceFormat format = TraceFormat::kDramsim3;
+  bool timed = false;  // the format carries cycles (dramsim3, stl)
+  std::vector<TraceRequest> requests;
+  std::vector<uint32_t> lines;  // the file line of each request (for later messages)
+};
+
+// Reads a whole trace. `format` nullopt: from the file name (.stl) or else from the shape of
+// its first request line. Throws TrafficError "FILE:LINE: why (at 'VALUE')" for a line that is
+// not a request of the format, and for a file that cannot be read, is empty or holds more
+// than `max_requests` requests. Cycles must not go back (a later request earlier than the one
+// before it is an error: the trace players of these simulators issue in order).
+Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
+                 uint64_t max_requests = 100'000'000);
+
+// Writes requests one a line as they are issued. Opened before a run (so a path that cannot
+// be written fails at once); what was written is a complete file whenever the run stops.
+class TraceWriter {
+ public:
+  // Throws TrafficError naming the path when it cannot be created. `burst_bytes`: the stl
+  // format writes a request's (length) only when it differs from this.
+  TraceWriter(const std::string& path, TraceFormat format, uint64_t burst_bytes);
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  void add(uint64_t offset, bool write, uint64_t cycle, uint64_t size);
+  // Flushes and closes; throws TrafficError if the data could not be written.
+  void close();
+
+ private:
+  std::string path_;
+  TraceFormat format_;
+  uint64_t burst_bytes_;
+  std::FILE* f_ = nullptr;
+};
+
+}  // namespace npusim::sim
