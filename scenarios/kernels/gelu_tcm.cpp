@@ -1,6 +1,6 @@
 // GELU (tanh approximation) with the TCM accessor, two buffers in TCM: one chunk comes in by
 // DMA, the core evaluates the polynomial and tanh, the chunk goes out. Heavier per element
-// than ReLU: its scenario sets the per-element work accordingly (docs/custom-ops.md).
+// than ReLU: a math-library call per element (docs/custom-ops.md).
 #include <torch/torch.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Kernels of issue 16, written from the public guides and reference: the kernel lookup with
+// Kernels written from the public guides and reference: the kernel lookup with
 // every way of passing the schema's parameters, the braced size lists of the SDK examples, the
 // documented names npusim lacked, and a fault while a stream closes in its destructor.
 #include <neuron/neuron-utils.hpp>
@@ -33,7 +33,7 @@ torch::Tensor narrow_sizes(const torch::Tensor& t_in) {
   return rc == 0 ? t_out : torch::Tensor();
 }
 
-// --- the names the reference documents (issue 16, point 5), on the simulated core ---
+// --- the names the reference documents on the simulated core ---
 torch::Tensor api_more(const torch::Tensor& t_in) {
   torch::Tensor x = torch::clamp(t_in, 0.25, 2.0);
   torch::Tensor acc = torch::tan(x);

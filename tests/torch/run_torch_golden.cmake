@@ -22,6 +22,10 @@ if(NOT ver)
   message(FATAL_ERROR "report ${report}: no \"npusim_version\": \"X.Y.Z[ (git ...)]\" after npusim_report_version")
 endif()
 string(REPLACE "${ver}" "\n  \"npusim_version\": \"(this build)\",\n" report_text "${report_text}")
+# The kernel's stack depth is measured on the host stack: it differs between compilers and
+# builds (the sanitizers' frames), so its value is masked.
+string(REGEX REPLACE "\"kernel_high_water\": [0-9]+" "\"kernel_high_water\": \"(host)\"" report_text "${report_text}")
+string(REGEX REPLACE "high-water [0-9]+ B in the kernel" "high-water (host) B in the kernel" out "${out}")
 if("$ENV{NPUSIM_UPDATE_GOLDEN}" STREQUAL "1")
   file(WRITE ${GOLDEN_DIR}/${NAME}.summary.txt "${out}")
   file(WRITE ${GOLDEN_DIR}/${NAME}.report.json "${report_text}")

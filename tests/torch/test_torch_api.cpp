@@ -1,4 +1,4 @@
-// Issue 16: the kernel lookup of the real flow, the documented API names, the braced size
+// The kernel lookup of the real flow, the documented API names, the braced size
 // lists of the SDK examples, and a fault in a destructor. Host tests compare every op with a
 // host computation; sim tests run one op each (one ctest process per test case).
 #include <catch2/catch.hpp>
