@@ -2,6 +2,7 @@
 #include "models/unwind.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +53,7 @@ platforms::Parameters NeuronPlatformConfig::parameters() const {
   s.gpsimd_dma = dma;
   s.gpsimd_dma.channels = std::max(1u, gpsimd_cores.dma_engines / gpsimd_cores.cores);
   s.gpsimd_dma.bytes_per_ns = gpsimd_cores.dma_gibps * 1.073741824;
+  s.gpsimd_dma.setup_cycles = static_cast<uint64_t>(std::llround(gpsimd_cores.dma_setup_ns / dma.clock_ns));
   s.fabric = memory.interconnect;
   s.fabric.hop_latency_cycles = gpsimd_cores.fabric_hop_cycles;
   return platforms::neuron_gpsimd_parameters(s);

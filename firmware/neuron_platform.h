@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "firmware/firmware.h"
+#include "firmware/kernel_cost_config.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
 #include "models/memory_config.h"
@@ -27,9 +28,17 @@ struct GpsimdConfig {
   uint32_t cores = 8;                  // public Neuron docs: 8 GPSIMD cores
   uint32_t dma_engines = 16;           // shared out: dma_engines / cores channels per core
   double dma_gibps = 27.0;             // per engine (public Neuron docs)
-  uint64_t tcm_cycles_per_element = 3; // kernel work per element staged in TCM (assumption)
-  uint64_t op_cycles_per_element = 1;  // library element-wise ops, per element (assumption)
-  uint64_t accessor_cycles = 1;        // standard accessor: address arithmetic per access
+  // A DMA transfer's fixed cost: descriptor setup, synchronisation, semaphore (public Neuron
+  // DMA bandwidth guide: "~1300 ns cross-engine" per transfer).
+  double dma_setup_ns = 1300.0;
+  // The library's work to start one tensor_to_tcm / tcm_to_tensor transfer (the transfer
+  // method's dispatch, descriptor generation on the core): calibrated (docs/kernel-accuracy.md).
+  uint64_t tcm_copy_cycles = 1150;
+  // A library op (fill, element-wise op; not kernel code): start-up, then per 16-element vector
+  // (the public NKI GpSimd instruction cost, 150 + N cycles).
+  uint64_t library_op_start_cycles = 150;
+  uint64_t library_op_cycles_per_vector = 1;
+  uint64_t accessor_cycles = 225;      // standard accessor: the library's work per element access (calibrated, docs/kernel-accuracy.md)
   uint32_t hbm_stack_threshold = 8192; // STACK_SIZE above this: the stack moves to HBM
   uint32_t documented_max_stack = 400 * 1024;
   uint32_t max_streams = 4;            // fast stream accessors per core
@@ -38,10 +47,15 @@ struct GpsimdConfig {
   // Latency of the fabric between the cores and HBM, per crossing (interconnect cycles of
   // interconnect.clock_ns). Calibrated, see docs/assumptions.md.
   uint64_t fabric_hop_cycles = 20;
+  // Budgets of a torch op run (docs/custom-ops.md, "Budgets"; the defaults' reasoning in
+  // docs/assumptions.md): a kernel's cycles on its core, and the op run's wall-clock seconds.
+  uint64_t cycle_budget = 1'000'000'000'000ull;
+  double wall_budget_s = 600;
 };
 
 struct NeuronPlatformConfig {
   GpsimdConfig gpsimd_cores;
+  KernelCostConfig kernel_cost;  // a torch kernel's own code (the profile's kernel_cost:)
   models::MemoryConfig memory;
   models::CoreConfig core;
   models::DmaConfig dma;

@@ -52,39 +52,21 @@ void check_accessor_type(const TensorImpl& t, ScalarType want, size_t dims, cons
 }
 
 namespace {
-// An HBM span followed by a compute span that starts where it ends (nothing runs between
-// them): three readings of the core's time instead of Span's four. As with Span, the span in
-// progress is counted when an exception leaves it.
-struct HbmThenCompute {
-  CoreCtx& c;
-  double t0;
-  npusim::torchrt::Cat cat = npusim::torchrt::kHbm;
-  explicit HbmThenCompute(CoreCtx& cx) : c(cx), t0(npusim::torchrt::now_ns(cx)) {}
-  void to_compute() {
-    const double t = npusim::torchrt::now_ns(c);
-    c.t.ns[cat] += t - t0;
-    t0 = t;
-    cat = npusim::torchrt::kCompute;
-  }
-  ~HbmThenCompute() { c.t.ns[cat] += npusim::torchrt::now_ns(c) - t0; }
-  HbmThenCompute(const HbmThenCompute&) = delete;
-  HbmThenCompute& operator=(const HbmThenCompute&) = delete;
-};
-
 // What a standard-accessor element access does on a simulated core, load or store alike: the
-// multicore and stack checks, the HBM access count, the transfer `move(addr)` in an HBM span and
-// the accessor's compute charge in a compute span.
+// multicore and stack checks, the HBM access count, the transfer `move(addr)` and the
+// accessor's own cycles, all accessor/HBM time (two readings of the core's time).
 template <typename Move>
 void element_access(CoreCtx& c, const TensorImpl& t, int64_t index, size_t bytes, Move&& move) {
-  npusim::fw::throw_if_stop_requested("accessor");  // a kernel's element loop ends here on SIGINT/SIGTERM
+  npusim::torchrt::charge_kernel_code(c);  // the kernel's own code up to this access first
+  // A kernel's element loop ends here on SIGINT/SIGTERM or a spent budget.
+  if (npusim::torchrt::checkpoint_due_every(c, c.t.hbm_accesses)) npusim::torchrt::kernel_checkpoint(c, "accessor");
   if (c.run->spec.multicore)
     c.run->fail(&c, FF::kUsage, "accessor", t.hbm, "standard accessor element access in multicore mode");
   npusim::torchrt::check_stack(c, "accessor");
   ++c.t.hbm_accesses;
-  HbmThenCompute s(c);
+  npusim::torchrt::TimeScope s(c, TimeKind::kAccessorHbm);
   move(t.hbm + static_cast<uint64_t>(index) * bytes);
-  s.to_compute();
-  c.core->compute(c.run->cfg->gpsimd_cores.accessor_cycles);
+  npusim::torchrt::charge(c, TimeKind::kAccessorHbm, c.run->cfg->gpsimd_cores.accessor_cycles);
 }
 }  // namespace
 

@@ -25,7 +25,7 @@ void bulk_move(const TensorImpl& t, bool write, void* data) {
   npusim::models::Core& port = bulk_port(c);
   if (c) {
     c->t.bulk_bytes += t.nbytes();
-    Span s(*c, npusim::torchrt::kHbm);
+    TimeScope s(*c, TimeKind::kLibrary);
     npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
   } else {
     npusim::torchrt::port_move(port, write, t.hbm, data, t.nbytes());
@@ -64,35 +64,53 @@ void fill_bytes(TensorImpl& t, const uint8_t* elem, size_t elem_bytes) {
   npusim::models::Core& port = bulk_port(c);
   if (c) {
     c->t.bulk_bytes += n;
-    Span s(*c, npusim::torchrt::kHbm);
+    TimeScope s(*c, TimeKind::kLibrary);
     npusim::torchrt::port_fill(port, t.hbm, pattern.data(), n);
   } else {
     npusim::torchrt::port_fill(port, t.hbm, pattern.data(), n);
   }
 }
 // A library op (fill, element-wise op) on a simulated core is one library call from op_scope()
-// to the end of the returned scope (nested ops are part of the outer one); op_work charges its
-// element work. On the host both do nothing.
+// to the end of the returned scope (nested ops are part of the outer one), all of its time
+// library time; op_work charges its element work. On the host both do nothing.
 std::shared_ptr<void> op_scope() {
   CoreCtx* c = current_ctx();
   if (!c || c->op_depth > 0) return nullptr;
-  auto* call = new ApiCall(*c, "tensor op");
+  struct LibraryOp {
+    TimeScope time;  // the call's entry, exit and frame spill are library time too
+    ApiCall call;
+    explicit LibraryOp(CoreCtx& cx) : time(cx, TimeKind::kLibrary), call(cx, "tensor op") {}
+  };
   ++c->op_depth;
-  return std::shared_ptr<void>(call, [c](void* p) {
+  LibraryOp* op = nullptr;
+  try {
+    op = new LibraryOp(*c);
+  } catch (...) {
     --c->op_depth;
-    delete static_cast<ApiCall*>(p);
+    throw;
+  }
+  return std::shared_ptr<void>(op, [c](void* p) {
+    delete static_cast<LibraryOp*>(p);
+    --c->op_depth;
   });
 }
 void op_work(int64_t elems) {
   CoreCtx* c = current_ctx();
   if (!c) return;
-  Span s(*c, npusim::torchrt::kCompute);
-  c->core->compute(c->run->cfg->gpsimd_cores.op_cycles_per_element * static_cast<uint64_t>(elems));
+  // The public NKI cost of a GpSimd instruction, `150 + N` cycles for N elements per partition
+  // (one 16-lane vector per cycle): a start-up, then one vector of 16 elements per step.
+  const auto& g = c->run->cfg->gpsimd_cores;
+  const uint64_t vectors = (static_cast<uint64_t>(elems) + 15) / 16;
+  npusim::torchrt::charge(*c, TimeKind::kLibrary, g.library_op_start_cycles + g.library_op_cycles_per_vector * vectors);
 }
 std::shared_ptr<TensorImpl> new_tensor(IntArrayRef sizes, ScalarType dtype, const char* call) {
   auto t = make_host_tensor(sizes, dtype);
   CoreCtx* c = current_ctx();
   if (c) {
+    // A safe point and the stack check, as at every library call (a recursion that allocates a
+    // tensor per level is seen here).
+    if (npusim::torchrt::checkpoint_due(*c)) npusim::torchrt::kernel_checkpoint(*c, call);
+    npusim::torchrt::check_stack(*c, call);
     t->hbm = c->run->hbm_alloc(t->nbytes(), c, call);
     t->name = fmt::format("tensor@0x{:x}", t->hbm);
   } else {

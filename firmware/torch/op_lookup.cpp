@@ -1,4 +1,4 @@
-// Op registration and kernel lookup (issue 16). As in the device flow, the op's schema comes
+// Op registration and kernel lookup. As in the device flow, the op's schema comes
 // from the shape function's registration and the kernel is found by name: every way C++
 // passes the schema's parameters (by value, const&, &) is a candidate symbol, looked up with
 // dlsym; none or more than one is an error naming the signatures.
@@ -7,9 +7,14 @@
 
 #include <cstring>
 #include <map>
+#include <utility>
 #include <stdexcept>
 
 #include <torch/torch.h>
+#include <torchneuron/register.h>
+
+#include "firmware/torch/containment.h"
+#include "firmware/torch/registry.h"
 
 namespace torch::npusim_op {
 
@@ -116,14 +121,23 @@ void resolve_kernel(OpDef& d) {
     void* fn;
     std::string symbol;
   };
+  // A plugin's kernel is looked up in the plugin first: a kernel of the same name linked into
+  // npusim (or loaded earlier) comes first in the global scope, and would run instead.
+  void* own = nullptr;
+  Dl_info info{};
+  if (!d.builtin && d.shape != nullptr && dladdr(d.shape, &info) != 0 && info.dli_fname != nullptr)
+    own = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   std::vector<Hit> hits;
   for (const auto& f : d.forms) {
     const std::string sym = form_symbol(d, f.pass);
     bool seen = false;
     for (const auto& h : hits) seen = seen || h.symbol == sym;
     if (seen) continue;
-    if (void* fn = dlsym(RTLD_DEFAULT, sym.c_str())) hits.push_back(Hit{&f, fn, sym});
+    void* fn = own != nullptr ? dlsym(own, sym.c_str()) : nullptr;
+    if (fn == nullptr) fn = dlsym(RTLD_DEFAULT, sym.c_str());
+    if (fn != nullptr) hits.push_back(Hit{&f, fn, sym});
   }
+  if (own != nullptr) dlclose(own);
   const std::string shape = form_signature(d, d.shape_pass);
   if (hits.empty())
     throw std::invalid_argument(fmt::format(
@@ -146,7 +160,54 @@ void resolve_kernel(OpDef& d) {
   d.mangled = hits[0].symbol;
 }
 
+namespace {
+Loading* g_loading = nullptr;
+std::vector<std::string>& builtin_errors() {
+  static std::vector<std::string> e;
+  return e;
+}
+void registration_error(const std::string& msg) {
+  if (g_loading) g_loading->errors.push_back(msg);
+  else builtin_errors().push_back(msg);
+}
+// "library lib at shape.cpp:12 in ./libx.so"
+std::string place(const OpDef& d) {
+  return fmt::format("library {} at {} in {}", d.library, d.source.empty() ? "?" : d.source,
+                     d.module.empty() ? "?" : d.module);
+}
+}  // namespace
+
+void set_loading(Loading* l) { g_loading = l; }
+std::vector<std::string> take_builtin_errors() { return std::exchange(builtin_errors(), {}); }
+
 void register_op(OpDef def) {
+  def.builtin = g_loading == nullptr;
+  if (g_loading) {
+    def.module = g_loading->path;
+    ++g_loading->attempts;
+  } else {
+    Dl_info info{};
+    def.module = def.shape && dladdr(def.shape, &info) && info.dli_fname ? info.dli_fname : "the executable";
+  }
+  auto it = registry().find(def.name);
+  if (it != registry().end()) {
+    const OpDef& old = it->second;
+    if (old.builtin && !def.builtin) {
+      if (!g_loading->allow_shadowing) {
+        registration_error(fmt::format("op '{}' ({}) has the name of a built-in op ({}); to replace the built-in "
+                                       "op, run with --allow-shadowing",
+                                       def.name, place(def), place(old)));
+        return;
+      }
+      g_loading->warnings.push_back(fmt::format("op '{}' ({}) shadows the built-in op of that name ({}) "
+                                                "(--allow-shadowing)",
+                                                def.name, place(def), place(old)));
+    } else {
+      registration_error(fmt::format("op '{}' is registered twice: by {} and by {}", def.name, place(old), place(def)));
+      return;
+    }
+  }
+  if (g_loading) g_loading->ops.push_back(def.name);
   const std::string n = def.name;
   registry()[n] = std::move(def);
 }
@@ -159,9 +220,21 @@ std::vector<const OpDef*> ops() {
   for (const auto& [n, d] : registry()) v.push_back(&d);
   return v;
 }
-bool register_library(const char* name, void (*init)(Library&), long long stack_size, int multicore) {
+bool register_library(const char* name, void (*init)(Library&), long long stack_size, int multicore,
+                      const char* file, int line) {
   Library lib(name, stack_size, multicore);
-  init(lib);
+  // A static initialiser must not throw (the loader would end in std::terminate): the error is
+  // kept for the plugin loader instead.
+  try {
+    init(lib);
+  } catch (const std::exception& e) {
+    registration_error(fmt::format("NEURON_LIBRARY({}) at {}:{} threw {}: {}", name, file, line,
+                                   npusim::torchrt::current_exception_type(), e.what()));
+  } catch (...) {
+    const std::string type = npusim::torchrt::current_exception_type();
+    registration_error(fmt::format("NEURON_LIBRARY({}) at {}:{} threw an exception of type {}", name, file, line,
+                                   type.empty() ? "unknown" : type));
+  }
   return true;
 }
 

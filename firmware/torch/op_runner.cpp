@@ -3,6 +3,10 @@
 #include "firmware/torch/runtime_internal.h"
 #include "models/unwind.h"
 
+#include <dlfcn.h>
+
+#include <csignal>
+
 #include <neuron/neuron-utils.hpp>
 
 namespace npusim::torchrt {
@@ -59,7 +63,127 @@ void read_output(Run& r, CoreCtx& c) {
   r.out_copy.bytes = t->nbytes();
   t->hbm = 0;
   t->name = "output";
+
   r.output_host = torch::Tensor(t);
+}
+
+// The core's time account opens at its kernel's start, in kCompute (runtime_internal.h).
+void open_account(CoreCtx& c) {
+  c.t.start = c.since = now_units(c);
+  c.t.start_ns = units_ns(c.t.start);
+  c.kind = TimeKind::kCompute;
+}
+// Its kernel returned or the core stopped at `now`: the stretch in progress goes to its kind.
+void close_account(CoreCtx& c, uint64_t now) {
+  if (c.ended) return;
+  now = std::max(now, c.since);
+  c.t.by_kind[index_of(c.kind)] += now - c.since;
+  c.since = c.t.end = now;
+  c.t.end_ns = units_ns(now);
+  c.ended = true;
+}
+
+std::string shape_text(torch::ScalarType dtype, const std::vector<int64_t>& sizes) {
+  std::string s = fmt::format("{}[", torch::dtype_name(dtype));
+  for (size_t i = 0; i < sizes.size(); ++i) s += fmt::format("{}{}", i ? "," : "", sizes[i]);
+  return s + "]";
+}
+
+// The kernel call, made on its core's coroutine by call_contained: whatever it throws is kept
+// for the caller.
+struct KernelCall {
+  Run* r;
+  std::vector<torch::Tensor>* ts;
+  torch::Tensor out;
+  std::exception_ptr error;
+  std::string error_type;
+};
+void kernel_entry(void* p) {
+  auto& k = *static_cast<KernelCall*>(p);
+  try {
+    k.out = k.r->def->kernel_invoker(k.r->def->kernel_fn, *k.ts, k.r->spec.scalars);
+  } catch (...) {
+    k.error = std::current_exception();
+    k.error_type = current_exception_type();
+  }
+}
+
+const char* signal_text(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "segmentation fault (SIGSEGV)";
+    case SIGBUS: return "bus error (SIGBUS)";
+    case SIGFPE: return "arithmetic exception (SIGFPE)";
+    case SIGILL: return "illegal instruction (SIGILL)";
+    case SIGABRT: return "abort (SIGABRT)";
+    default: return "signal";
+  }
+}
+std::string segv_detail(const Escape& e) {
+  if (e.signo == SIGSEGV)
+    return fmt::format(" at address 0x{:x} ({})", e.address,
+                       e.code == SEGV_MAPERR ? "not mapped" : e.code == SEGV_ACCERR ? "not accessible" : "sent");
+  if (e.signo == SIGBUS || e.signo == SIGFPE || e.signo == SIGILL) return fmt::format(" at 0x{:x}", e.address);
+  return "";
+}
+
+// A contained kernel that was taken back to its entry: the fault it is reported as.
+[[noreturn]] void kernel_escaped(Run& r, CoreCtx& c, const Escape& e) {
+  const std::string at = e.where.empty() ? std::string() : fmt::format(" in {}", e.where);
+  switch (e.cause) {
+    case Escape::kStop:
+      throw fw::StopRequested(fmt::format("the kernel ran its own code{} for {:.2f} s after the request without "
+                                          "a library call; taken back to its entry",
+                                          at, e.seconds));
+    case Escape::kWallBudget:
+      r.fail_kernel(&c, "wall-clock budget exceeded", c.last_call, 0,
+                    fmt::format("the op run took more than its wall-clock budget of {} s (gpsimd.wall_budget_s); "
+                                "the kernel was running its own code{}",
+                                r.wall_budget_s, at),
+                    e.backtrace);
+    case Escape::kExit:
+      r.fail_kernel(&c, "exit", c.last_call, 0,
+                    fmt::format("the kernel called {}({}){}: a kernel never ends the process", e.exit_call,
+                                e.exit_status, at),
+                    e.backtrace);
+    default: break;
+  }
+  if (e.stack_overflow)
+    r.fail_kernel(&c, "host stack overflow", c.last_call, e.address,
+                  fmt::format("the kernel overflowed its core thread's host stack of {} bytes (gpsimd.host_stack_bytes){}: "
+                              "a recursion without end, or locals too large",
+                              r.cfg->gpsimd_cores.host_stack_bytes, at),
+                  e.backtrace);
+  if (e.signo == SIGABRT)
+    r.fail_kernel(&c, "abort", c.last_call, 0,
+                  fmt::format("the kernel called abort(){}{}", e.terminate_note.empty() ? "" : " by " + e.terminate_note, at),
+                  e.backtrace);
+  r.fail_kernel(&c, "kernel crash", c.last_call, e.address,
+                fmt::format("{}{}{}", signal_text(e.signo), segv_detail(e), at), e.backtrace);
+}
+
+// An exception the kernel let out: the runtime's own faults go on as they are; anything else is
+// the kernel's, of any type.
+[[noreturn]] void kernel_threw(Run& r, CoreCtx& c, const KernelCall& k) {
+  try {
+    std::rethrow_exception(k.error);
+  } catch (const FF&) {
+    throw;
+  } catch (const KernelFault&) {
+    throw;
+  } catch (const fw::StopRequested&) {
+    throw;
+  } catch (const models::DmaAbort&) {
+    throw;
+  } catch (const models::BusError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.fail_kernel(&c, "uncaught exception", c.last_call, 0,
+                  fmt::format("the kernel threw an exception of type {} that it did not catch: {}", k.error_type, e.what()));
+  } catch (...) {
+    r.fail_kernel(&c, "uncaught exception", c.last_call, 0,
+                  fmt::format("the kernel threw an exception of type {} that it did not catch",
+                              k.error_type.empty() ? "unknown" : k.error_type));
+  }
 }
 
 void core_program(Run& r, CoreCtx& c) {
@@ -69,14 +193,19 @@ void core_program(Run& r, CoreCtx& c) {
   fw::bind_to_core(*c.fw);
   set_core_ctx(c.core, &c);
   c.t.ran = true;
-  c.t.start_ns = now_ns(c);
-  if (c.fw->init_neuron_dataram_allocator() != 0)
-    r.fail(&c, FF::kUsage, "init_neuron_dataram_allocator", 0, "the dataram heap could not be initialised");
+  open_account(c);
+  if (r.cycle_budget != 0)
+    c.cycle_end = c.core->now() + sc_core::sc_time(static_cast<double>(r.cycle_budget) / r.cfg->core.clock_ghz, sc_core::SC_NS);
+  {
+    TimeScope s(c, TimeKind::kTcmStack);  // the heap's bookkeeping is written into the TCM
+    if (c.fw->init_neuron_dataram_allocator() != 0)
+      r.fail(&c, FF::kUsage, "init_neuron_dataram_allocator", 0, "the dataram heap could not be initialised");
+  }
   // The stack: above the threshold it moves to HBM (stack switch).
   const auto& g = r.cfg->gpsimd_cores;
-  const double setup0 = c.t.ns[kStack];
   if (r.stack_size > static_cast<long long>(g.hbm_stack_threshold)) {
-    Span s(c, kStack);
+    const uint64_t t0 = now_units(c);
+    TimeScope s(c, TimeKind::kTcmStack);
     if (c.fw->init_neuron_hbm_allocator() != 0)
       r.fail(&c, FF::kUsage, "init_neuron_hbm_allocator", 0, "the HBM heap could not be initialised");
     try {
@@ -85,13 +214,23 @@ void core_program(Run& r, CoreCtx& c) {
       r.fail(&c, e.kind(), "allocate_hbm_stack", 0,
              fmt::format("STACK_SIZE={}: {}", r.stack_size, e.what()));
     }
+    c.t.hbm_stack = c.fw->stack().hbm_stack;
+    c.t.hbm_stack_size = c.fw->stack().hbm_stack_size;
+    c.t.stack_setup += now_units(c) - t0;
   }
-  c.t.stack_setup_ns += c.t.ns[kStack] - setup0;
   std::vector<torch::Tensor> ts = r.inputs;
   volatile char entry = 0;
   c.entry_sp = reinterpret_cast<uintptr_t>(&entry);
-  torch::Tensor out = r.def->kernel_invoker(r.def->kernel_fn, ts, r.spec.scalars);
+  reset_kernel_code();  // nothing but this kernel's own code from here
+  KernelCall call{&r, &ts, {}, nullptr, {}};
+  Escape escape;
+  const bool returned = call_contained(static_cast<size_t>(c.id), &kernel_entry, &call, escape);
   c.entry_sp = 0;
+  if (!returned || call.error) reset_kernel_code();  // what ran while the kernel was left
+  if (!returned) kernel_escaped(r, c, escape);
+  if (call.error) kernel_threw(r, c, call);
+  charge_kernel_code(c);  // the kernel's own code after its last library call
+  torch::Tensor out = std::move(call.out);
   c.last_call = "kernel return";
   for (size_t i = 0; i < c.streams.size(); ++i)
     if (c.streams[i].open) {
@@ -104,21 +243,87 @@ void core_program(Run& r, CoreCtx& c) {
            fmt::format("{} tcm_malloc block(s) ({} bytes) not freed", c.tcm_blocks.size(), c.tcm_live));
   if (!r.spec.multicore) {
     if (!out.defined()) r.fail(&c, FF::kUsage, "kernel return", 0, "the kernel returned no tensor");
+    // The shape function's dtype and element count are the op's contract (the device flow
+    // allocates the output by it); the same elements under other dimensions (the tutorial's
+    // kernels return a flat tensor) are the promised output. The output is reported as the
+    // kernel returned it, beside the shape function's promise (report: op.shape_function).
+    int64_t promised = 1;
+    for (int64_t d : r.shape_sizes) promised *= d;
+    if (out.scalar_type() != r.shape_dtype || out.numel() != promised)
+      r.fail_kernel(&c, "result mismatch", "kernel return", out.impl()->hbm,
+                    fmt::format("the kernel returned {}, but its shape function {} promises {}",
+                                shape_text(out.scalar_type(), out.sizes().vec()), r.shape_fn,
+                                shape_text(r.shape_dtype, r.shape_sizes)));
     r.output = out;
   }
   if (c.fw->stack().hbm_stack != 0) {
-    const double t0 = c.t.ns[kStack];
+    const uint64_t t0 = now_units(c);
     {
-      Span s(c, kStack);
+      TimeScope s(c, TimeKind::kTcmStack);
       c.fw->free_hbm_stack();
     }
-    c.t.stack_setup_ns += c.t.ns[kStack] - t0;
+    c.t.stack_setup += now_units(c) - t0;
   }
   c.core->sync();
-  c.t.end_ns = now_ns(c);
+  close_account(c, now_units(c));
   ++r.done_cores;
   r.core_done.notify(sc_core::SC_ZERO_TIME);
   if (c.id == 0) read_output(r, c);
+}
+
+// The shape function's name for messages: its symbol ("" if it has none in the symbol table).
+std::string shape_function_name(const torch::npusim_op::OpDef& d) {
+  Dl_info info{};
+  if (d.shape != nullptr && dladdr(d.shape, &info) != 0 && info.dli_sname != nullptr &&
+      info.dli_saddr == d.shape)
+    return demangled(info.dli_sname);
+  return "";
+}
+
+// The shape function, on the host before the simulation, contained like a kernel: a crash, an
+// exit or an exception of it is bad input of the op (std::invalid_argument naming it).
+struct ShapeCall {
+  const torch::npusim_op::OpDef* def;
+  const OpSpec* spec;
+  torch::Tensor out;
+  std::exception_ptr error;
+  std::string error_type;
+};
+void shape_entry(void* p) {
+  auto& k = *static_cast<ShapeCall*>(p);
+  try {
+    k.out = k.def->shape_invoker(k.def->shape, k.spec->tensors, k.spec->scalars);
+  } catch (...) {
+    k.error = std::current_exception();
+    k.error_type = current_exception_type();
+  }
+}
+torch::Tensor run_shape_function(const torch::npusim_op::OpDef& def, const OpSpec& spec, const std::string& name) {
+  ShapeCall call{&def, &spec, {}, nullptr, {}};
+  Escape e;
+  const std::string who = fmt::format("op '{}': the shape function{}", def.name, name.empty() ? "" : " " + name);
+  if (!call_contained(kHostSlot, &shape_entry, &call, e)) {
+    const std::string at = e.where.empty() ? std::string() : " in " + e.where;
+    switch (e.cause) {
+      case Escape::kStop: throw fw::StopRequested(who + at);
+      case Escape::kWallBudget:
+        throw std::invalid_argument(fmt::format("{} did not return within the wall-clock budget (gpsimd.wall_budget_s){}", who, at));
+      case Escape::kExit: throw std::invalid_argument(fmt::format("{} called {}({}){}", who, e.exit_call, e.exit_status, at));
+      default:
+        throw std::invalid_argument(fmt::format("{} crashed: {}{}{}", who, signal_text(e.signo), segv_detail(e), at));
+    }
+  }
+  if (call.error) {
+    try {
+      std::rethrow_exception(call.error);
+    } catch (const std::exception& x) {
+      throw std::invalid_argument(fmt::format("{} threw {}: {}", who, call.error_type, x.what()));
+    } catch (...) {
+      throw std::invalid_argument(fmt::format("{} threw an exception of type {}", who,
+                                              call.error_type.empty() ? "unknown" : call.error_type));
+    }
+  }
+  return call.out;
 }
 
 }  // namespace
@@ -142,20 +347,32 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   if (nt != spec.tensors.size() || ns != spec.scalars.size())
     throw std::invalid_argument(fmt::format("op '{}' takes {} tensor(s) and {} scalar(s); the scenario gives {} and {}",
                                             spec.op, nt, ns, spec.tensors.size(), spec.scalars.size()));
+  // The user's code runs contained from here on: the shape function, then the kernels.
+  const double wall_budget = spec.wall_budget_s >= 0 ? spec.wall_budget_s : cfg.gpsimd_cores.wall_budget_s;
+  Containment contain(ContainmentConfig{static_cast<size_t>(cfg.gpsimd_cores.cores), cfg.gpsimd_cores.host_stack_bytes,
+                                        wall_budget, def->kernel_fn});
   // The shape function runs on the host, as in the framework.
-  torch::Tensor shape = def->shape_invoker(def->shape, spec.tensors, spec.scalars);
+  const std::string shape_fn = shape_function_name(*def);
+  torch::Tensor shape = run_shape_function(*def, spec, shape_fn);
   if (!shape.defined()) throw std::invalid_argument("op '" + spec.op + "': the shape function returned no tensor");
+  res.shape_sizes.assign(shape.sizes().begin(), shape.sizes().end());
+  res.shape_dtype = shape.scalar_type();
 
   Run r;
   r.cfg = &cfg;
   r.def = def;
   r.spec = spec;
+  r.shape_sizes = shape.sizes().vec();
+  r.shape_dtype = shape.scalar_type();
+  r.shape_fn = shape_fn;
+  r.wall_budget_s = wall_budget;
+  r.cycle_budget = spec.cycle_budget >= 0 ? static_cast<uint64_t>(spec.cycle_budget) : cfg.gpsimd_cores.cycle_budget;
   r.stack_size = spec.stack_size >= 0 ? spec.stack_size : def->stack_size;
   r.stack_limit = r.stack_size >= 0 ? static_cast<uint64_t>(r.stack_size) : cfg.firmware.local_stack_bytes;
-  r.tcm_cycles = spec.tcm_cycles_per_element ? spec.tcm_cycles_per_element : cfg.gpsimd_cores.tcm_cycles_per_element;
   res.kernel = def->kernel;
   res.mangled = def->mangled;
   res.stack_size = r.stack_size;
+  res.stack_limit = r.stack_limit;
   res.clock_ghz = cfg.core.clock_ghz;
   res.hbm_stack = r.stack_size > static_cast<long long>(cfg.gpsimd_cores.hbm_stack_threshold);
   if (r.stack_size > static_cast<long long>(cfg.gpsimd_cores.documented_max_stack) && r.stack_size <= fw::kMaxStackSize)
@@ -163,6 +380,9 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
            fmt::format("STACK_SIZE={} is above the documented maximum of {} bytes (the library accepts up to {})",
                        r.stack_size, cfg.gpsimd_cores.documented_max_stack, fw::kMaxStackSize));
 
+  // The kernel's own code: every annotated module priced for this run.
+  price_kernel_code(cfg.kernel_cost, res.hbm_stack, cfg.core.quantum_cycles);
+  res.kernel_code_timed = kernel_code_timed(def->kernel_fn, &res.kernel_code_source);
   GpsimdPlatform p("gpsimd", cfg);
   r.p = &p;
   if (spec.on_built) spec.on_built(p);
@@ -195,7 +415,8 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     c.core->set_exit_handler([&r, &c](models::Core&, std::exception_ptr e) {
       forget_core_ctx();  // the thread ends: its process object may be reused
       if (!e) return;
-      c.t.end_ns = c.core->now().to_seconds() * 1e9;
+      reset_kernel_code();  // what ran while the fault unwound the kernel
+      close_account(c, c.core->now().value());
       if (!r.error) {
         r.error = e;
         r.error_core = c.id;
@@ -221,6 +442,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     } catch (const FF& e) {
       res.fault_kind = FF::kind_name(e.kind());
       res.fault_message = e.what();
+    } catch (const KernelFault& e) {
+      res.fault_kind = e.kind();
+      res.fault_message = e.what();
+      res.fault_backtrace = e.backtrace();
     } catch (const fw::StopRequested& e) {
       res.fault_kind = "interrupted";
       res.fault_message = fmt::format("kernel {} on core {}, call {}: {}", def->kernel, r.error_core,
@@ -274,9 +499,23 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     torch::Tensor out = spec.multicore ? r.dst : r.output;
     if (out.defined()) res.output = out.impl()->hbm ? r.output_host : out;
   }
+  // Every core's account closes; a core whose kernel returned before the op's end (the last
+  // core's) waits for the other cores until then.
+  uint64_t op_end = 0;
   for (auto& c : r.ctx) {
     if (!c.t.ran) continue;
-    if (c.t.end_ns == 0) c.t.end_ns = c.core->now().to_seconds() * 1e9;  // stopped by another core's fault
+    close_account(c, c.core->now().value());  // a core stopped by another core's fault
+    op_end = std::max(op_end, c.t.end);
+  }
+  for (size_t i = 0; i < r.ctx.size(); ++i) {
+    CoreCtx& c = r.ctx[i];
+    if (!c.t.ran) continue;
+    c.t.by_kind[index_of(TimeKind::kCoreWait)] += op_end - c.t.end;
+    c.t.op_end = op_end;
+    // The firmware's frames: on the local stack while it was current, on the HBM stack.
+    const fw::StackState& st = p.firmware(i).stack();
+    c.t.frames_high_water = st.switched ? 0 : st.high_water;
+    c.t.frames_hbm_high_water = st.hbm_high_water;
     res.cores.push_back(c.t);
     res.calls.push_back(std::move(c.calls));
     res.duration_ns = std::max(res.duration_ns, c.t.end_ns - r.kernel_start_ns);
@@ -293,6 +532,13 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   res.hbm_requests = p.hbm().stats().requests();
   res.tcm_peak_bytes = r.tcm_peak;
   res.diagnostics = r.diags;
+  {  // to the end of the run: the kernels' last end or the output copy's
+    double end_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+    for (const auto& c : res.cores) end_ns = std::max(end_ns, c.end_ns);
+    end_ns = std::max(end_ns, res.output_copy.end_ns);
+    res.energy = platforms::platform_energy(p, sc_core::sc_time(end_ns, sc_core::SC_NS));
+  }
+  if (spec.on_finished) spec.on_finished(p);
   clear_core_ctx();
   g_run = nullptr;
   return res;

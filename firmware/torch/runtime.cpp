@@ -1,4 +1,4 @@
-// The core context of a running kernel: the run in progress, time spans, stack checks, DMA
+// The core context of a running kernel: the run in progress, the time kinds, stack checks, DMA
 // and port moves, the TCM's DMI grant and the heap-header check (runtime_internal.h). The
 // other parts: gpsimd_platform.cpp (the cores), accessors.cpp, streams.cpp, tcm.cpp,
 // bulk.cpp (library ops' data) and op_runner.cpp (one op run). docs/custom-ops.md.
@@ -7,20 +7,40 @@
 #include "allocators/neuron/neuron_layout.h"
 #include "allocators/xmem/xmem_heap.h"
 
+#include <cmath>
 #include <unordered_map>
 
 namespace npusim::torchrt {
 
-const char* cat_name(Cat c) {
-  switch (c) {
-    case kCompute: return "compute";
-    case kHbm: return "hbm";
-    case kTcm: return "tcm";
-    case kDma: return "dma";
-    case kStack: return "stack";
-    case kCall: return "call";
-    default: return "?";
+const char* time_kind_name(TimeKind k) {
+  switch (k) {
+    case TimeKind::kCompute: return "compute";
+    case TimeKind::kTcmStack: return "tcm_stack";
+    case TimeKind::kAccessorHbm: return "accessor_hbm";
+    case TimeKind::kDmaWait: return "dma_wait";
+    case TimeKind::kCoreWait: return "core_wait";
+    case TimeKind::kLibrary: return "library";
   }
+  return "?";
+}
+
+double units_ns(uint64_t units) { return sc_core::sc_time::from_value(units).to_seconds() * 1e9; }
+double CoreTimes::ns(TimeKind k) const { return units_ns(by_kind[index_of(k)]); }
+double CoreTimes::total_ns() const { return units_ns(op_end - start); }
+
+std::array<uint64_t, kTimeKinds> kind_cycles(const CoreTimes& t, double clock_ghz) {
+  std::array<uint64_t, kTimeKinds> out{};
+  uint64_t cumulative = 0, printed = 0;
+  for (size_t k = 0; k < kTimeKinds; ++k) {
+    cumulative += t.by_kind[k];
+    const auto upto = static_cast<uint64_t>(std::llround(units_ns(cumulative) * clock_ghz));
+    out[k] = upto - printed;
+    printed = upto;
+  }
+  return out;
+}
+uint64_t total_cycles(const CoreTimes& t, double clock_ghz) {
+  return static_cast<uint64_t>(std::llround(t.total_ns() * clock_ghz));
 }
 
 Run* g_run = nullptr;
@@ -36,6 +56,10 @@ struct LastCtx {
   CoreCtx* ctx = nullptr;
 } g_last;
 }  // namespace
+
+void charge(TimeKind kind, uint64_t cycles) {
+  if (CoreCtx* c = current_ctx()) charge(*c, kind, cycles);
+}
 
 void set_core_ctx(const models::Core* core, CoreCtx* c) {
   g_ctx[core] = c;
@@ -105,9 +129,34 @@ void check_stack(CoreCtx& c, const char* call) {
                        r.stack_size >= 0 ? "; raise -DSTACK_SIZE" : "; declare -DSTACK_SIZE"));
 }
 
+void dataram_heap_op(CoreCtx& c, bool is_alloc, int status) {
+  const fw::FirmwareHooks& h = c.fw->hooks();
+  if (h.heap_op) h.heap_op(alloc::neuron::HeapId::kDataram, is_alloc, status);
+  if (h.heap_changed) h.heap_changed(alloc::neuron::HeapId::kDataram);
+}
+
+void kernel_checkpoint(CoreCtx& c, const char* where) {
+  fw::at_call_boundary(where, now_ns(c));  // progress; StopRequested after SIGINT/SIGTERM
+  Run& r = *c.run;
+  if (wall_budget_spent())
+    r.fail_kernel(&c, "wall-clock budget exceeded", where, 0,
+                  fmt::format("the op run took more than its wall-clock budget of {} s (gpsimd.wall_budget_s)",
+                              r.wall_budget_s));
+  if (c.cycle_end != sc_core::SC_ZERO_TIME && c.core->now() > c.cycle_end)
+    r.fail_kernel(&c, "cycle budget exceeded", where, 0,
+                  fmt::format("the kernel ran more than its cycle budget of {} cycles on its core "
+                              "(gpsimd.cycle_budget)",
+                              r.cycle_budget));
+}
+
+void kernel_safepoint(const char* where) {
+  CoreCtx* c = current_ctx();
+  if (c != nullptr && c->entry_sp != 0 && checkpoint_due(*c)) kernel_checkpoint(*c, where);
+}
+
 // DMA between HBM and the core's TCM over all of the core's channels; waits for completion.
 void dma_move(CoreCtx& c, uint64_t dst, uint64_t src, uint64_t n, const char* call) {
-  Span s(c, kDma);
+  TimeScope s(c, TimeKind::kDmaWait);
   c.core->sync();
   const uint32_t chans = c.dma->config().channels;
   const uint64_t per = std::max<uint64_t>(512, (n + chans - 1) / chans);
@@ -171,7 +220,7 @@ void check_tcm_grant(CoreCtx& c, uint32_t block, const char* call) {
                           block, c.tcm_revoked_ns));
 }
 
-// The first write into the dataram heap header from a block of the pool (issue 16): with the
+// The first write into the dataram heap header from a block of the pool: with the
 // seed layout the header lies inside the pool, so the third 4 KiB block overlaps it. Reported
 // once per block, at the write (a stream element, a refill or tensor_to_tcm), before the
 // corrupted heap faults at a later free.

@@ -2,7 +2,7 @@
 // per-core context of a running kernel (its firmware, TCM, DMA channels, streams, stack), the
 // multi-core GPSIMD platform and one op run. docs/custom-ops.md explains the model.
 //
-// firmware/torch/, by role: runtime.cpp (the core context: spans, library calls, stack checks,
+// firmware/torch/, by role: runtime.cpp (the core context: its time account, library calls, stack checks,
 // DMA and port moves, the TCM's DMI grant; runtime_internal.h), gpsimd_platform.cpp (the
 // cores, from the generic builder), accessors.cpp (standard accessor), streams.cpp (stream
 // accessors, coherence), tcm.cpp (TCM accessor, tcm_malloc), bulk.cpp (library ops' data),
@@ -11,6 +11,7 @@
 // platforms/, allocators/, firmware/.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@
 
 #include "firmware/firmware.h"
 #include "firmware/neuron_platform.h"
+#include "platforms/energy.h"
 #include "firmware/torch/host_bytes.h"
 #include "models/core.h"
 #include "models/dma_engine.h"
@@ -51,25 +53,70 @@ std::shared_ptr<TensorImpl> make_host_tensor(IntArrayRef sizes, ScalarType dtype
 
 namespace npusim::torchrt {
 
-// Where a kernel's time went (per core).
-enum Cat { kCompute, kHbm, kTcm, kDma, kStack, kCall, kNumCats };
-const char* cat_name(Cat c);
+// Where a core's time goes (docs/custom-ops.md, "Where a kernel's time goes"). Every moment of
+// a core from its kernel's start to the op's end is of exactly one kind; every place that
+// spends a core's time names its kind (runtime_internal.h: TimeScope, charge).
+enum class TimeKind : uint8_t {
+  kCompute,      // the core executing: the kernel's own code (the kernel-cost pass), a call's
+                 // entry and exit
+  kTcmStack,     // loads and stores to the core's TCM and stack: stream elements, the dataram
+                 // heap (tcm_malloc, tcm_free, stream buffers), frame spills, the HBM stack's setup
+  kAccessorHbm,  // standard-accessor element accesses: the load or store through the fabric to
+                 // HBM and the accessor's own cycles
+  kDmaWait,      // the core's DMA transfers (TCM accessor, stream refills and flushes): the
+                 // library starting them (gpsimd.tcm_copy_cycles) and the wait for them
+  kCoreWait,     // waiting for other cores: a multicore op's core whose kernel has returned,
+                 // until the op ends
+  kLibrary,      // library ops (factories, fill_, element-wise ops): their call, their data
+                 // through the core's port, their element work
+};
+inline constexpr size_t kTimeKinds = 6;
+inline constexpr TimeKind kAllTimeKinds[kTimeKinds] = {TimeKind::kCompute,   TimeKind::kTcmStack,
+                                                       TimeKind::kAccessorHbm, TimeKind::kDmaWait,
+                                                       TimeKind::kCoreWait,  TimeKind::kLibrary};
+constexpr size_t index_of(TimeKind k) { return static_cast<size_t>(k); }
+// The kind's name in the report (`breakdown_cycles`, `time.*` metrics): compute, tcm_stack,
+// accessor_hbm, dma_wait, core_wait, library.
+const char* time_kind_name(TimeKind k);
 
+// A core's time and traffic in one op run.
 struct CoreTimes {
-  double ns[kNumCats] = {};
+  // Simulated time by kind, in SystemC time units (picoseconds), from the kernel's start to
+  // the op's end: they add up to op_end - start exactly.
+  uint64_t by_kind[kTimeKinds] = {};
+  uint64_t start = 0, end = 0, op_end = 0;  // the kernel's start, its return, the op's end (units)
   uint64_t hbm_accesses = 0, tcm_accesses = 0, dma_transfers = 0, dma_bytes = 0, api_calls = 0;
   uint64_t bulk_bytes = 0;  // library ops' data (fills, element-wise ops) through the core's port
   uint64_t stack_peak = 0;  // bytes of host stack the kernel used (approximate)
-  double stack_setup_ns = 0;  // of ns[kStack]: allocating, switching to and freeing the HBM stack
-  double start_ns = 0, end_ns = 0;
+  uint64_t stack_setup = 0;  // of kTcmStack: allocating, switching to and freeing the HBM stack (units)
+  // The firmware's stack of the core at the end: frames spilled to its local dataram stack and
+  // to its HBM stack (high-water, bytes), and the HBM stack.
+  uint32_t frames_high_water = 0, frames_hbm_high_water = 0;
+  uint64_t hbm_stack = 0;
+  uint32_t hbm_stack_size = 0;
+  double start_ns = 0, end_ns = 0;  // start and end in ns
   bool ran = false;
+  double ns(TimeKind k) const;      // by_kind[k] in ns
+  double total_ns() const;          // op_end - start in ns
 };
+// A time in SystemC time units (the `by_kind` values) in ns.
+double units_ns(uint64_t units);
+// Cycles at `clock_ghz` of each kind, rounded so that they add up to the rounded total
+// (round(cumulative) differences): what the summary and the report print.
+std::array<uint64_t, kTimeKinds> kind_cycles(const CoreTimes& t, double clock_ghz);
+uint64_t total_cycles(const CoreTimes& t, double clock_ghz);
+
+// The time of the core running a kernel now goes to `kind` for `cycles` of the core's clock
+// (inside a library op: to kLibrary). Outside a kernel it does nothing. Annotated kernel code
+// charges its own work through this.
+void charge(TimeKind kind, uint64_t cycles);
 
 // A report of bad kernel behaviour: errors fail the run, warnings do not.
 struct Diagnostic {
   std::string severity, kind, kernel, call, message;
   int core = -1;
   uint64_t address = 0;
+  std::vector<std::string> backtrace = {};  // a contained kernel fault: the kernel's frames, innermost first
 };
 
 // A library call or a DMA transfer of a core, for traces (OpSpec::record).
@@ -92,9 +139,13 @@ struct OpSpec {
   std::vector<torch::Tensor> tensors;  // host tensors with their data
   std::vector<c10::Scalar> scalars;
   long long stack_size = -1;           // -1: the library's STACK_SIZE (or none)
-  uint64_t tcm_cycles_per_element = 0; // 0: the platform's
-  // Called with the platform once it is built, before the simulation (tests, tools).
-  std::function<void(class GpsimdPlatform&)> on_built;
+  // Budgets (docs/custom-ops.md, "Budgets"): a kernel's cycles on its core, the op run's wall
+  // time. -1: the platform's (gpsimd.cycle_budget, gpsimd.wall_budget_s); 0: none.
+  long long cycle_budget = -1;
+  double wall_budget_s = -1;
+  // Called with the platform once it is built, before the simulation (tests, tools: e.g. the
+  // firmwares' hooks), and after the simulation, before the platform goes (its statistics).
+  std::function<void(class GpsimdPlatform&)> on_built, on_finished;
 };
 
 // A copy between the host and HBM around the kernel (the inputs before it, the output after
@@ -106,22 +157,32 @@ struct HostCopy {
 
 struct OpResult {
   torch::Tensor output;  // a host copy of the result (undefined if the run failed early)
+  // What the shape function returned (the op's output as the framework sees it).
+  std::vector<int64_t> shape_sizes;
+  torch::ScalarType shape_dtype = torch::kFloat;
   std::vector<CoreTimes> cores;
   std::vector<Diagnostic> diagnostics;
   bool failed = false;
   std::string fault_kind, fault_message;
+  std::vector<std::string> fault_backtrace;  // a contained kernel fault (Diagnostic::backtrace)
   double duration_ns = 0;       // the op: from the kernel start to the last core's kernel end
   double kernel_start_ns = 0;   // when the inputs were in HBM
   HostCopy inputs_copy, output_copy;
   double clock_ghz = 1.4;
   long long stack_size = -1;
+  uint64_t stack_limit = 0;  // bytes of stack the kernel may use (STACK_SIZE, else the local stack)
   bool hbm_stack = false;
   bool multicore = false;  // the scenario's, or the library's (npusim op build --multicore)
   uint64_t hbm_bytes = 0, hbm_requests = 0, dma_bytes = 0, dma_descriptors = 0;
   uint64_t tcm_peak_bytes = 0;
   std::string kernel, mangled;
+  // Whether the kernel was compiled with the kernel-cost pass (its own code timed), and its
+  // source file; false: its own code took no simulated time.
+  bool kernel_code_timed = false;
+  std::string kernel_code_source;
   std::vector<std::vector<CallRecord>> calls;  // per core (OpSpec::record)
   std::vector<TransferRecord> transfers;
+  platforms::PlatformEnergy energy;  // of the run (platforms/energy.h), to its end
 };
 
 class Run;
@@ -144,6 +205,11 @@ struct CoreCtx {
   int op_depth = 0;                 // library ops in progress (nested ones are one call)
   Run* run = nullptr;
   CoreTimes t;
+  // The time account: the kind the core's time is of now and when that stretch began (time
+  // units); a switch of kind adds the stretch to t.by_kind (runtime_internal.h).
+  TimeKind kind = TimeKind::kCompute;
+  uint64_t since = 0;
+  bool ended = false;  // the account is closed (t.end set)
   std::map<uint32_t, uint32_t> tcm_blocks;  // live tcm_malloc blocks: device address -> bytes
   uint64_t tcm_live = 0;
   struct Stream {
@@ -159,7 +225,10 @@ struct CoreCtx {
   std::vector<std::pair<uint64_t, uint64_t>> dst_writes;  // byte ranges of the dst tensor
   std::vector<uint64_t> header_hits;  // blocks reported writing into the dataram heap header
   std::string last_call = "kernel entry";
+  sc_core::sc_time cycle_end = sc_core::SC_ZERO_TIME;  // the cycle budget ends here (zero: none)
   std::vector<CallRecord> calls;  // when recording
+  // Cost units of the kernel's own code not yet charged (fractions of a cycle; kernel_cost.cpp).
+  uint64_t kernel_compute_units = 0, kernel_memory_units = 0;
 };
 
 // The GPSIMD cores sharing one HBM, built by the generic builder from the `gpsimd` part of
@@ -197,6 +266,21 @@ class GpsimdPlatform : public platforms::Platform {
 // found before the simulation (unknown op, unresolvable kernel, argument mismatch) throws
 // std::invalid_argument; anything the kernel does wrong is in the result.
 OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec);
+
+// Loads a plugin library of torch ops (npusim run --plugin, npusim op build): its static
+// initialisers run first in a child process, so that one that crashes, throws, exits or hangs
+// is an error, not the end of npusim; then its registrations are checked. Throws
+// std::runtime_error saying why (the caller names the library): it does not load, a static
+// initialiser failed, it is already loaded, an op is registered twice (naming both places), an
+// op has a built-in op's name without `allow_shadowing`, or it registers no op. `warnings`: each
+// built-in op it shadows.
+struct PluginLoad {
+  std::vector<std::string> ops, warnings;
+};
+PluginLoad load_plugin(const std::string& path, bool allow_shadowing);
+// The executable's own registrations: an op registered twice throws std::runtime_error naming
+// both places.
+void check_builtin_registry();
 
 // Host tensors from a pattern: "zeros", "ones", "range", "linspace(lo,hi)", "random(seed)",
 // "constant(v)", "alternating" (the element values, converted to the dtype).

@@ -126,8 +126,10 @@ int stream_open(TensorImpl& t, bool write, size_t elem, const char* call) {
   for (const auto& x : c->streams) open += x.open;
   if (c->fast_streams < g.max_streams) {
     uint32_t buf = 0;
-    Span sp(*c, npusim::torchrt::kTcm);
-    if (c->fw->heaps().neuron_dataram_allocate(npusim::fw::kBufferSizeBytes, &buf, 0) == 0) {
+    TimeScope sp(*c, TimeKind::kTcmStack);
+    const int status = c->fw->heaps().neuron_dataram_allocate(npusim::fw::kBufferSizeBytes, &buf, 0);
+    npusim::torchrt::dataram_heap_op(*c, true, status);
+    if (status == 0) {
       s.fast = true;
       s.buf = buf;
       ++c->fast_streams;
@@ -157,6 +159,7 @@ void stream_read(int slot, void* dst) {
   }
   CoreCtx* c = current_ctx();
   if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
+  npusim::torchrt::charge_kernel_code(*c);  // the kernel's own code up to this access first
   auto& s = next_stream(*c, slot, "read", "an access");
   if (!s.fast) {
     element_load(*s.t, s.pos++, dst, s.elem);
@@ -173,7 +176,7 @@ void stream_read(int slot, void* dst) {
                               static_cast<uint64_t>(s.count) * s.elem, "read_stream_accessor");
   }
   ++c->t.tcm_accesses;
-  Span sp(*c, npusim::torchrt::kTcm);
+  TimeScope sp(*c, TimeKind::kTcmStack);
   c->core->read(s.buf + static_cast<uint64_t>(s.pos - s.first) * s.elem, dst, s.elem);
   ++s.pos;
 }
@@ -186,6 +189,7 @@ void stream_write(int slot, const void* src) {
   }
   CoreCtx* c = current_ctx();
   if (c == nullptr) throw std::logic_error("a stream accessor used outside the run that opened it");
+  npusim::torchrt::charge_kernel_code(*c);  // the kernel's own code up to this access first
   auto& s = next_stream(*c, slot, "write", "a write");
   if (!s.fast) {
     element_store(*s.t, s.pos++, src, s.elem);
@@ -197,7 +201,7 @@ void stream_write(int slot, const void* src) {
   npusim::torchrt::check_header_write(*c, s.buf, npusim::fw::kBufferSizeBytes, at, s.elem,
                                       fmt::format("the 4 KiB buffer of stream {}", slot + 1), "write_stream_accessor");
   {
-    Span sp(*c, npusim::torchrt::kTcm);
+    TimeScope sp(*c, TimeKind::kTcmStack);
     c->core->write(at, src, s.elem);
   }
   ++s.count;
@@ -227,8 +231,8 @@ void stream_close(int slot) {
   ApiCall api(*c, "close");
   if (s.fast) {
     flush(*c, s, "write_stream_accessor close");
-    Span sp(*c, npusim::torchrt::kTcm);
-    c->fw->heaps().neuron_dataram_deallocate(s.buf);
+    TimeScope sp(*c, TimeKind::kTcmStack);
+    npusim::torchrt::dataram_heap_op(*c, false, c->fw->heaps().neuron_dataram_deallocate(s.buf));
     --c->fast_streams;
     c->tcm_live -= npusim::fw::kBufferSizeBytes;
   }

@@ -42,12 +42,12 @@ void tcm_transfer(TensorImpl& t, bool to_tcm, void* tcm, size_t offset, size_t n
            fmt::format("the TCM range [0x{:x}, 0x{:x}) of {} bytes is not inside one tcm_malloc block", dev,
                        dev + n * elem, n * elem));
   npusim::torchrt::check_tcm_grant(*c, blk->first, call);
+  // The library starting the transfer (gpsimd.tcm_copy_cycles), then the DMA itself.
+  npusim::torchrt::charge(*c, npusim::torchrt::TimeKind::kDmaWait, r.cfg->gpsimd_cores.tcm_copy_cycles);
   if (to_tcm) {
     npusim::torchrt::check_header_write(*c, blk->first, blk->second, dev, n * elem,
                                         "the tcm_malloc block", call);
     npusim::torchrt::dma_move(*c, dev, taddr, n * elem, call);
-    Span s(*c, npusim::torchrt::kCompute);
-    c->core->compute(r.tcm_cycles * n);  // the kernel's work on the staged elements
   } else {
     npusim::torchrt::dma_move(*c, taddr, dev, n * elem, call);
     if (r.dst.defined() && r.dst.impl().get() == &t) c->dst_writes.emplace_back(taddr, taddr + n * elem);
@@ -62,7 +62,8 @@ using npusim::torchrt::ApiCall;
 using npusim::torchrt::CoreCtx;
 using npusim::torchrt::current_ctx;
 using npusim::torchrt::FF;
-using npusim::torchrt::Span;
+using npusim::torchrt::TimeKind;
+using npusim::torchrt::TimeScope;
 
 void* tcm_malloc(size_t bytes) {
   CoreCtx* c = current_ctx();
@@ -72,9 +73,10 @@ void* tcm_malloc(size_t bytes) {
   uint32_t p = 0;
   int r;
   {
-    Span s(*c, npusim::torchrt::kTcm);
+    TimeScope s(*c, TimeKind::kTcmStack);
     r = bytes > 0xffffffffu ? -1 : c->fw->heaps().neuron_dataram_allocate(static_cast<uint32_t>(bytes), &p, 0);
   }
+  npusim::torchrt::dataram_heap_op(*c, true, r);
   if (r != 0) {
     // The documented result is nullptr; a kernel that goes on to use it would fault on the
     // device, and a host dereference would crash the simulator: the run fails here.
@@ -106,8 +108,10 @@ void tcm_free(void* ptr) {
   if (dev == 0 || it == c->tcm_blocks.end())
     c->run->fail(c, FF::kDoubleFree, "tcm_free", dev ? dev : reinterpret_cast<uintptr_t>(ptr),
                  "tcm_free of a pointer that is not a live tcm_malloc block (double free or bad pointer)");
-  Span s(*c, npusim::torchrt::kTcm);
-  c->fw->heaps().neuron_dataram_deallocate(dev);
+  {
+    TimeScope s(*c, TimeKind::kTcmStack);
+    npusim::torchrt::dataram_heap_op(*c, false, c->fw->heaps().neuron_dataram_deallocate(dev));
+  }
   c->tcm_live -= it->second;
   c->tcm_blocks.erase(it);
   c->tcm_block_grant.erase(dev);

@@ -1,5 +1,6 @@
 // One message shape for command-line errors, CLI11's own included:
-// `npusim: error: command line: WHY (at 'VALUE')` (docs/assumptions.md, issue 13).
+// `npusim: error: command line: WHY (at 'VALUE')` (docs/assumptions.md), in npusim's words:
+// CLI11's messages ("At Most 2 required but received 3") are translated.
 #pragma once
 
 #include <string>

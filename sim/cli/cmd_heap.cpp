@@ -2,9 +2,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "allocators/neuron/neuron_layout.h"
 #include "sim/cli/commands.h"
+#include "sim/input/yaml_input.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/snitch_replay.h"
 
@@ -81,11 +83,11 @@ void register_heap_commands(CLI::App& app, Commands& cmds) {
     }
     if (!a->header_base.empty()) a->opt.header_base = cli_number("--header-base", a->header_base);
     if (!a->mgr_base.empty()) a->opt.mgr_base = cli_number("--mgr-base", a->mgr_base);
-    std::error_code ec;
-    std::ifstream in(a->file);
-    if (!in || std::filesystem::is_directory(a->file, ec)) {
-      std::cerr << "npusim: error: " << a->file << ": cannot open ops file"
-                << (in ? " (a directory)" : "") << " (at '" << a->file << "')\n";
+    std::istringstream in;
+    try {
+      in.str(read_input_file(a->file, "ops"));  // bounded: a FIFO or /dev/zero is not read forever
+    } catch (const InputError& e) {
+      std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;
       return;
     }

@@ -3,7 +3,6 @@
 // plugin for `npusim run --plugin` (docs/custom-ops.md). The sources compile unchanged with the
 // device toolchain's include layout: <torch/torch.h>, <neuron/neuron-utils.hpp>,
 // "torchneuron/register.h".
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -20,10 +20,20 @@
 
 #include <torch/torch.h>
 
+#include "firmware/torch/runtime.h"
 #include "sim/cli/commands.h"
+#include "sim/input/yaml_input.h"
+#include "sim/output/output_paths.h"
 
 #ifndef NPUSIM_TORCH_INCLUDE_DIR
 #define NPUSIM_TORCH_INCLUDE_DIR ""
+#endif
+// The kernel compiler (clang++-14) and the kernel-cost pass it loads (firmware/torch/cost_pass).
+#ifndef NPUSIM_KERNEL_CXX
+#define NPUSIM_KERNEL_CXX "clang++-14"
+#endif
+#ifndef NPUSIM_KERNEL_COST_PASS
+#define NPUSIM_KERNEL_COST_PASS ""
 #endif
 
 namespace npusim::sim {
@@ -45,6 +55,7 @@ bool is_file(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
+
 bool is_dir(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -66,6 +77,34 @@ std::string include_dir() {
   return dir;
 }
 
+// The kernel-cost pass: $NPUSIM_KERNEL_COST_PASS, else lib/npusim/ beside the installed program,
+// else the build tree's.
+std::string cost_pass() {
+  const char* env = std::getenv("NPUSIM_KERNEL_COST_PASS");
+  if (env && *env) {
+    if (!is_file(env))
+      throw BuildError(2, fmt::format("NPUSIM_KERNEL_COST_PASS={}: no such file (the npusim kernel-cost pass, "
+                                      "libnpusim_kernel_cost.so)", env));
+    return env;
+  }
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string installed = dir + "/../lib/npusim/libnpusim_kernel_cost.so";
+    if (is_file(installed)) return installed;
+  }
+  if (is_file(NPUSIM_KERNEL_COST_PASS)) return NPUSIM_KERNEL_COST_PASS;
+  throw BuildError(2, "the npusim kernel-cost pass (libnpusim_kernel_cost.so) is not where this npusim was built "
+                      "nor in lib/npusim beside it: set NPUSIM_KERNEL_COST_PASS, or build unannotated with --cxx");
+}
+
+std::string base_name(const std::string& p) {
+  const auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
 int run_compiler(const std::vector<std::string>& argv) {
   std::vector<char*> cargs;
   for (const auto& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
@@ -74,6 +113,7 @@ int run_compiler(const std::vector<std::string>& argv) {
   const pid_t pid = fork();
   if (pid < 0) throw BuildError(1, fmt::format("cannot start the compiler: {}", std::strerror(errno)));
   if (pid == 0) {
+    std::signal(SIGPIPE, SIG_DFL);  // npusim ignores it; the compiler gets the default
     execvp(cargs[0], cargs.data());
     std::fprintf(stderr, "npusim: error: op build: cannot run the compiler '%s': %s\n", cargs[0], std::strerror(errno));
     _exit(127);
@@ -85,31 +125,34 @@ int run_compiler(const std::vector<std::string>& argv) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-// Loads the library built and finds the kernel of each op it registers: a missing or ambiguous
-// kernel is reported now, not at the first run.
-std::vector<std::string> check_library(const std::string& lib) {
-  std::set<std::string> before;
-  for (const auto* d : torch::npusim_op::ops()) before.insert(d->name + "\n" + d->library);
-  if (dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-    const char* why = dlerror();
-    throw BuildError(1, fmt::format("{}: built, but it does not load: {}", lib, why ? why : "?"));
+// Loads the library built (its static initialisers in a probe process first, its registrations
+// checked: torchrt::load_plugin) and finds the kernel of each op it registers: a missing or
+// ambiguous kernel is reported now, not at the first run. An op with a built-in op's name is
+// loaded with a warning (a run needs --allow-shadowing). `file` is the library as built (the
+// temporary file beside the destination), `lib` its name in messages (the destination).
+std::vector<std::string> check_library(const std::string& file, const std::string& lib) {
+  torchrt::PluginLoad load;
+  try {
+    load = torchrt::load_plugin(file, true);
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    for (size_t at; (at = why.find(file)) != std::string::npos;) why.replace(at, file.size(), lib);
+    throw BuildError(1, fmt::format("{}: built, but it does not load: {}", lib, why));
   }
+  for (const auto& w : load.warnings)
+    std::cerr << "npusim: warning: op build: " << lib << ": " << w << "; npusim run needs --allow-shadowing\n";
   std::vector<std::string> lines;
-  for (const auto* d : torch::npusim_op::ops()) {
-    if (before.count(d->name + "\n" + d->library)) continue;
-    auto& def = const_cast<torch::npusim_op::OpDef&>(*d);
+  for (const auto& name : load.ops) {
+    auto& def = const_cast<torch::npusim_op::OpDef&>(*torch::npusim_op::find_op(name));
     try {
       torch::npusim_op::resolve_kernel(def);
     } catch (const std::invalid_argument& e) {
       throw BuildError(1, fmt::format("{}: {}", lib, e.what()));
     }
-    lines.push_back(fmt::format("  op {}.{}: kernel {}{}", d->library, d->name,
-                                torch::npusim_op::form_signature(*d, d->kernel_pass),
-                                d->multicore == 1 ? " (multicore)" : ""));
+    lines.push_back(fmt::format("  op {}.{}: kernel {}{}", def.library, def.name,
+                                torch::npusim_op::form_signature(def, def.kernel_pass),
+                                def.multicore == 1 ? " (multicore)" : ""));
   }
-  if (lines.empty())
-    throw BuildError(1, fmt::format("{}: no op registered (the shape sources need NEURON_LIBRARY(lib, m) "
-                                    "{{ m.def(...); }})", lib));
   return lines;
 }
 
@@ -117,22 +160,34 @@ int op_build(const OpBuildArgs& a) {
   check_name(a.name);
   for (const auto* list : {&a.compute, &a.shape})
     for (const auto& f : *list)
-      if (!is_file(f))
-        throw BuildError(2, fmt::format("{} {}: no such file", list == &a.compute ? "--compute" : "--shape", f));
+      if (const std::string why = input_file_problem(f); !why.empty())
+        throw BuildError(2, fmt::format("{}: {} (at '{}')", list == &a.compute ? "--compute" : "--shape", why, f));
   const std::string inc = include_dir();
   const std::string out = a.output.empty() ? "lib" + a.name + ".so" : a.output;
   const auto slash = out.rfind('/');
   if (slash != std::string::npos && slash > 0 && !is_dir(out.substr(0, slash)))
     throw BuildError(2, fmt::format("-o {}: the directory {} does not exist", out, out.substr(0, slash)));
-  const char* env_cxx = std::getenv("CXX");
-  std::vector<std::string> argv = {!a.cxx.empty() ? a.cxx : env_cxx && *env_cxx ? env_cxx : "c++",
-                                   "-std=c++17", "-O2", "-fPIC", "-shared", "-I" + inc};
+  // The compiler writes a temporary file beside the library, renamed into place once it
+  // loads: a failed build leaves the library that was there.
+  std::unique_ptr<OutputFile> lib;
+  try {
+    lib = std::make_unique<OutputFile>(OutputPath{a.output.empty() ? "op build" : "-o", out, {}}, 0755);
+    lib->release_stream();
+  } catch (const InputError& e) {
+    throw BuildError(2, e.what());
+  }
+  // The kernel compiler with the kernel-cost pass (the kernel's own code is timed), unless --cxx
+  // names another compiler (a library whose kernels' own code takes no simulated time).
+  const std::string cxx = a.cxx.empty() ? NPUSIM_KERNEL_CXX : a.cxx;
+  const bool annotated = base_name(cxx) == base_name(NPUSIM_KERNEL_CXX);
+  std::vector<std::string> argv = {cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-I" + inc};
+  if (annotated) argv.push_back("-fpass-plugin=" + cost_pass());
   if (a.multicore) argv.push_back("-DNPUSIM_MULTICORE=1");
   for (const auto& f : a.extra_cflags) argv.push_back(f);
   for (const auto& f : a.compute) argv.push_back(f);
   for (const auto& f : a.shape) argv.push_back(f);
   argv.push_back("-o");
-  argv.push_back(out);
+  argv.push_back(lib->writing_path());
   if (a.verbose) {
     std::string cmd;
     for (const auto& s : argv) cmd += (cmd.empty() ? "" : " ") + s;
@@ -140,10 +195,20 @@ int op_build(const OpBuildArgs& a) {
   }
   const int rc = run_compiler(argv);
   if (rc != 0) throw BuildError(1, fmt::format("library {}: the compiler {} failed (exit status {})", a.name, argv[0], rc));
-  const std::string path = out.find('/') == std::string::npos ? "./" + out : out;
-  const auto lines = check_library(path);
+  const std::string built = lib->writing_path();
+  const auto lines = check_library(built.find('/') == std::string::npos ? "./" + built : built, out);
+  try {
+    lib->commit();
+  } catch (const InputError& e) {
+    throw BuildError(2, e.what());
+  }
   std::cout << "built " << out << (a.multicore ? " (multicore)" : "") << '\n';
   for (const auto& l : lines) std::cout << l << '\n';
+  if (!annotated)
+    std::cout << fmt::format("note: built by {} without the npusim kernel-cost pass: the kernels' own code (their "
+                             "arithmetic, loops, TCM and stack accesses) takes no simulated time; build with the "
+                             "default compiler ({}) to time it\n",
+                             cxx, NPUSIM_KERNEL_CXX);
   return 0;
 }
 
@@ -152,6 +217,7 @@ int op_build(const OpBuildArgs& a) {
 void register_op_command(CLI::App& app, Commands& cmds) {
   auto* op = app.add_subcommand("op", "Custom C++ operators (docs/custom-ops.md)");
   op->require_subcommand(1);
+  register_op_list_command(*op, cmds);
   auto* b = op->add_subcommand(
       "build", "Build a library of custom ops as custom_op.load(name, compute_srcs, shape_srcs, multicore) does");
   auto a = std::make_shared<OpBuildArgs>();
@@ -162,7 +228,9 @@ void register_op_command(CLI::App& app, Commands& cmds) {
   b->add_option("--extra-cflags", a->extra_cflags, "A compiler flag (extra_cflags=), e.g. --extra-cflags=-DSTACK_SIZE=20000; repeatable")
       ->allow_extra_args(false);
   b->add_option("-o,--output", a->output, "The library file (default: lib<NAME>.so)");
-  b->add_option("--cxx", a->cxx, "C++ compiler (default: $CXX, else c++)");
+  b->add_option("--cxx", a->cxx,
+                "C++ compiler (default: " NPUSIM_KERNEL_CXX " with the kernel-cost pass; another compiler builds a "
+                "library whose kernels' own code is not timed)");
   b->add_flag("-v,--verbose", a->verbose, "Print the compiler command");
   b->callback([a, &cmds] {
     try {

@@ -7,6 +7,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/output/html_report.h"
+#include "sim/output/output_paths.h"
 #include "sim/output/sweep_report.h"
 
 namespace npusim::sim {
@@ -34,6 +35,7 @@ void register_report_command(CLI::App& app, Commands& cmds) {
         return;
       }
       try {
+        check_output_paths({{"--html", a->html, {}}});
         write_sweep_html(a->sweep, a->html);
       } catch (const std::exception& e) {
         std::cerr << "npusim: error: " << e.what() << '\n';
@@ -55,9 +57,15 @@ void register_report_command(CLI::App& app, Commands& cmds) {
       return;
     }
     std::vector<HtmlRun> runs;
-    for (size_t i = 0; i < a->reports.size(); ++i)
+    std::vector<OutputPath> inputs;
+    for (size_t i = 0; i < a->reports.size(); ++i) {
       runs.push_back(HtmlRun{a->reports[i], a->traces.empty() ? std::string() : a->traces[i]});
+      inputs.push_back({"REPORT", a->reports[i], {}});
+      if (!a->traces.empty()) inputs.push_back({"--trace", a->traces[i], {}});
+    }
     try {
+      check_outputs_not_inputs({{"--html", a->html, {}}}, inputs);
+      check_output_paths({{"--html", a->html, {}}});  // before reading what may be large
       write_html_report(runs, a->html);
     } catch (const std::exception& e) {
       std::cerr << "npusim: error: " << e.what() << '\n';

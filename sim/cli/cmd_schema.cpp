@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/output/output_paths.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/schema.h"
 #include "sim/input/snitch_profile.h"
@@ -62,10 +63,10 @@ void register_schema_command(CLI::App& app, Commands& cmds) {
         return;
       }
       const std::string path = a->out + "/" + file;
-      std::ofstream out(path);
-      out << schema.dump(2) << '\n';
-      if (!out) {
-        std::cerr << "npusim: error: cannot write '" << path << "'\n";
+      try {
+        write_output({"--out", path, {}}, schema.dump(2) + "\n");
+      } catch (const InputError& e) {
+        std::cerr << "npusim: error: " << e.what() << '\n';
         cmds.exit_code = 2;
         return;
       }

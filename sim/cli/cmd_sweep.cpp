@@ -10,6 +10,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/input/input_error.h"
+#include "sim/output/output_paths.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim {
@@ -36,7 +37,7 @@ void print_summary(const std::string& dir, const sweep::Summary& s) {
 void register_sweep_command(CLI::App& app, Commands& cmds) {
   auto* cmd = app.add_subcommand("sweep", "Run a parameter sweep: one npusim run per point, locally or on Slurm");
   struct Args {
-    std::string sweep_file, out, collect;
+    std::string sweep_file, out, collect, jobs_text, chunk_text, point_text;
     std::vector<std::string> emit;
     unsigned jobs = 0;
     std::size_t chunk = 1;
@@ -46,17 +47,48 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
   auto a = std::make_shared<Args>();
   cmd->add_option("SWEEP", a->sweep_file, "Sweep file (YAML, docs/sweep.md)");
   cmd->add_option("-o,--out", a->out, "Output directory (default: sweep_<name>)");
-  cmd->add_option("-j,--jobs", a->jobs, "Points run at once (default: the number of cores)")->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--emit", a->emit, "--emit slurm DIR: write a Slurm job array and its collect job to DIR")
-      ->expected(2);
-  cmd->add_option("--chunk", a->chunk, "With --emit slurm: points per array task")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
+  auto* jobs = cmd->add_option("-j,--jobs", a->jobs_text, "Points run at once (default: the number of cores)");
+  auto* emit = cmd->add_option("--emit", a->emit, "--emit slurm DIR: write a Slurm job array and its collect job to DIR")
+                   ->expected(1, CLI::detail::expected_max_vector_size);  // counted below, with a message that says what is wrong
+  auto* chunk = cmd->add_option("--chunk", a->chunk_text, "With --emit slurm: points per array task");
   cmd->add_option("--collect", a->collect, "Merge DIR's point results into results.csv and results.jsonl");
-  cmd->add_option("--point", a->point, "Run point I of the sweep planned in -o DIR (a Slurm array task)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--dry-run", a->dry_run, "Validate every point and list the count; run nothing");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
-  cmd->callback([a, &cmds] {
+  auto* point = cmd->add_option("--point", a->point_text, "Run point I of the sweep planned in -o DIR (a Slurm array task)");
+  auto* dry = cmd->add_flag("--dry-run", a->dry_run, "Validate every point and list the count; run nothing");
+  auto* quiet = cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+  cmd->callback([a, &cmds, jobs, emit, chunk, point, dry, quiet] {
     try {
+      // Whole numbers in a range, with the value and the range in the message.
+      auto whole = [](const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
+        const auto n = parse_number(text);
+        if (!n || *n < lo || *n > hi)
+          throw InputError(flag, 0, text, fmt::format("expected a whole number from {} to {}", lo, hi));
+        return *n;
+      };
+      if (jobs->count()) a->jobs = static_cast<unsigned>(whole("--jobs", a->jobs_text, 1, 4096));
+      if (chunk->count()) a->chunk = whole("--chunk", a->chunk_text, 1, sweep::kMaxSweepPoints);
+      if (point->count()) a->point = static_cast<long long>(whole("--point", a->point_text, 0, sweep::kMaxSweepPoints - 1));
+      if (!a->emit.empty() && a->emit.size() != 2)
+        throw InputError("--emit", 0, a->emit.size() < 2 ? a->emit.back() : a->emit[2],
+                         a->emit.size() < 2 ? "takes two values, slurm DIR: the folder is missing"
+                                            : "takes two values, slurm DIR: this one is too many (give SWEEP before --emit)");
+      // What each mode reads: an option of another mode is an error, not silently ignored.
+      const char* mode = !a->collect.empty() ? "--collect" : a->point >= 0 ? "--point" : !a->emit.empty() ? "--emit" : nullptr;
+      auto only = [&](const CLI::Option* o, const char* flag, const char* with) {
+        if (o->count() > 0)
+          throw InputError(flag, 0, flag, fmt::format("is only for {}{}", with, mode ? fmt::format(" (given: {})", mode) : ""));
+      };
+      if (mode == nullptr || std::string(mode) != "--emit") only(chunk, "--chunk", "--emit slurm DIR");
+      if (mode != nullptr) {
+        only(jobs, "--jobs", "a local sweep (SWEEP without --emit, --point or --collect)");
+        only(quiet, "--quiet", "a local sweep (SWEEP without --emit, --point or --collect)");
+        only(dry, "--dry-run", "a sweep file alone (it validates and runs nothing)");
+      }
+      if (!a->collect.empty() && (!a->sweep_file.empty() || !a->out.empty() || a->point >= 0 || !a->emit.empty()))
+        throw InputError("--collect", 0, a->collect, "takes the sweep's folder alone (no SWEEP, -o, --point or --emit)");
+      if (a->point >= 0 && (!a->sweep_file.empty() || !a->emit.empty()))
+        throw InputError("--point", 0, a->point_text, "runs a point of the plan in -o DIR: give no SWEEP or --emit");
+      if (!a->emit.empty() && !a->out.empty())
+        throw InputError("-o", 0, a->out, "is not used with --emit slurm DIR (DIR is the sweep's folder)");
       if (!a->collect.empty()) {
         const auto s = sweep::collect(a->collect);
         print_summary(a->collect, s);
@@ -81,6 +113,7 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
         return;
       }
       const std::string dir = a->out.empty() ? "sweep_" + plan.name : a->out;
+      sweep::prepare_sweep_dir(dir, a->out.empty() ? "npusim sweep" : "-o");
       sweep::write_plan(plan, dir);
       sweep::LocalOptions opt;
       opt.jobs = a->jobs ? a->jobs : usable_cores();

@@ -43,6 +43,18 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
   t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
       ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
+  t->add_option("--trace", a->opt.trace,
+                "Replay this request trace instead of --pattern (formats: docs/energy.md)");
+  t->add_option("--trace-format", a->opt.trace_format,
+                "Format of --trace: dramsim3 | ramulator | ramulator2 | stl (default: from "
+                "the name, .stl, or from its first request line)");
+  t->add_option("--write-trace", a->opt.write_trace,
+                "Write the requests the run issues, with their issue cycles, as a trace");
+  t->add_option("--write-trace-format", a->opt.write_trace_format,
+                "Format of --write-trace (default: --trace-format without --trace, else "
+                "stl for a .stl name, else dramsim3)");
+  t->add_flag("--per-channel", a->opt.per_channel,
+              "HBM: the energy of each channel (pseudo-channel) too, under energy.channels");
   t->add_flag("--progress", a->opt.progress,
               "Show progress on stderr even when it is not a terminal (on a terminal: always)");
   t->callback([a, rate, &cmds] {
@@ -51,7 +63,10 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       if (!n) throw CLI::ValidationError(opt, "'" + v + "' is not a decimal or 0x-hex number");
       return *n;
     };
-    if (!a->requests.empty()) a->opt.requests = number("--requests", a->requests);
+    if (!a->requests.empty()) {
+      a->opt.requests = number("--requests", a->requests);
+      a->opt.requests_given = true;
+    }
     // Byte counts take the suffixes `run` takes (KiB, MiB, GiB, K, M, G, B).
     auto bytes = [](const std::string& opt, const std::string& v) {
       auto n = parse_size(v);
@@ -76,9 +91,12 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       else print_text(r, std::cout);
       cmds.exit_code = stop_exit_code();  // 0, or 130/143
     } catch (const models::ConfigError& e) {
-      const InputError ie(e.file(), e.line(), e.key() + "=" + e.value(),
+      const InputError ie(e.file(), e.line(), e.key() == "<file>" ? e.value() : e.key() + "=" + e.value(),
                           config_reason(e, e.key(), e.value()));
       std::cerr << "npusim: error: " << ie.what() << '\n';
+      cmds.exit_code = 2;
+    } catch (const InputError& e) {  // a platform profile's error
+      std::cerr << "npusim: error: " << e.what() << '\n';
       cmds.exit_code = 2;
     } catch (const TrafficError& e) {
       // "--opt VALUE: why" in the one shape: "--opt: why (at 'VALUE')".

@@ -17,6 +17,8 @@ void register_heap_commands(CLI::App& app, Commands& cmds);
 void register_run_command(CLI::App& app, Commands& cmds);
 // `npusim op build` (sim/cli/cmd_op.cpp).
 void register_op_command(CLI::App& app, Commands& cmds);
+// `npusim op list` under the `op` subcommand (sim/cli/cmd_op_list.cpp).
+void register_op_list_command(CLI::App& op, Commands& cmds);
 // `npusim schema`.
 void register_schema_command(CLI::App& app, Commands& cmds);
 // `npusim report` (the HTML report).

@@ -1,6 +1,7 @@
 // npusim: the command-line program. Thin: each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -12,6 +13,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/cli_errors.h"
 #include "sim/output/chrome_trace.h"
+#include "sim/output/output_paths.h"
 #include "sim/output/vcd_writer.h"
 #include "sim/output/version.h"
 
@@ -27,15 +29,10 @@ int internal_error(const char* what) {
   return 3;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // SystemC's own info on sc_stop ("Simulation stopped by user.") is not npusim's output.
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+int run(int argc, char** argv, npusim::sim::Commands& cmds) {
   CLI::App app{"npusim - a cycle-approximate simulator of an accelerator's memory system"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "npusim " + npusim::sim::version_string());
-  npusim::sim::Commands cmds;
   npusim::sim::register_heap_commands(app, cmds);
   npusim::sim::register_more_commands(app, cmds);
   try {
@@ -57,13 +54,33 @@ int main(int argc, char** argv) {
   } catch (...) {
     return internal_error("unknown exception");
   }
-  // Standard output that could not be written (a full disk, /dev/full) is an unwritable
-  // output like any other: a message and exit 2, unless the command already failed.
+  return cmds.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // SystemC's own info on sc_stop ("Simulation stopped by user.") is not npusim's output.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  // A reader that goes away (`npusim ... | head`, a FIFO's reader) is a write error like any
+  // other, reported with the output it hit, not a silent death that loses the other outputs.
+  std::signal(SIGPIPE, SIG_IGN);
+  npusim::sim::Commands cmds;
+  int rc = run(argc, argv, cmds);
+  // Outputs completed on an exception's way out (not bad input): put in place.
+  for (const auto& e : npusim::sim::publish_parked_outputs()) {
+    std::cerr << "npusim: error: " << e << '\n';
+    if (rc == 0 || rc == 1) rc = 2;
+  }
+  // Standard output that could not be written (a full disk, /dev/full, a closed pipe) is an
+  // unwritable output like any other: a message and exit 2, unless the command already
+  // failed for a stronger reason.
   std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::cerr << "npusim: error: cannot write standard output: " << std::strerror(errno) << '\n';
-    if (cmds.exit_code == 0) cmds.exit_code = 2;
+  if (!std::cout || !npusim::sim::standard_output_ok()) {
+    const int err = errno;
+    std::cerr << "npusim: error: cannot write standard output: " << std::strerror(err ? err : EIO) << '\n';
+    if (rc == 0 || rc == 1) rc = 2;
   }
   // With NPUSIM_PROTOCOL_CHECKS: a TLM protocol violation fails the run (exit 3).
-  return npusim::models::protocol_checked_exit(cmds.exit_code);
+  return npusim::models::protocol_checked_exit(rc);
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -55,6 +56,64 @@ void check_json_structure(const std::string& text, const std::string& file, int 
       if (!stack.empty() && stack.back().object) stack.back().expect_key = true;
     }
   }
+}
+
+namespace {
+
+int line_at(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+}
+
+// The parser's message in plain words: "[json.exception.parse_error.101] parse error at line 1,
+// column 5: syntax error while parsing value - invalid literal; last read: 'x'" becomes
+// "invalid literal" (the place and the text there are named by the InputError).
+std::string reason(const std::string& what) {
+  std::string r = what;
+  if (const size_t col = r.find("column"); col != std::string::npos)
+    if (const size_t colon = r.find(": ", col); colon != std::string::npos) r = r.substr(colon + 2);
+  if (const size_t bracket = r.find("] "); bracket != std::string::npos && r[0] == '[') r = r.substr(bracket + 2);
+  if (const size_t dash = r.find(" - "); dash != std::string::npos) r = r.substr(dash + 3);
+  if (const size_t last = r.find("; last read"); last != std::string::npos) r = r.substr(0, last);
+  return r;
+}
+
+int column_at(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const size_t nl = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  return static_cast<int>(nl == std::string::npos || offset == 0 ? offset + 1 : offset - nl);
+}
+
+template <class J>
+J parse(const std::string& text, const std::string& file, int max_depth) {
+  check_json_structure(text, file, max_depth);
+  try {
+    return J::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte: 1-based position of the character the parser stopped at.
+    const size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    std::string tok = at < text.size() ? text.substr(at, 20) : "end of file";
+    if (const size_t nl = tok.find('\n'); nl != std::string::npos) tok.erase(nl);
+    throw InputError(file, line_at(text, at), tok, "not valid JSON: " + reason(e.what()), column_at(text, at));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double (out_of_range.406): the parser names it, not its place.
+    const std::string what = e.what();
+    const size_t q = what.find('\'');
+    const std::string tok = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
+    const size_t at = tok.empty() ? std::string::npos : text.find(tok);
+    throw InputError(file, at == std::string::npos ? 0 : line_at(text, at), tok,
+                     "a number too large to read (beyond the range of a double)");
+  }
+}
+
+}  // namespace
+
+nlohmann::json parse_json_input(const std::string& text, const std::string& file, int max_depth) {
+  return parse<nlohmann::json>(text, file, max_depth);
+}
+
+nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& file, int max_depth) {
+  return parse<nlohmann::ordered_json>(text, file, max_depth);
 }
 
 }  // namespace npusim::sim

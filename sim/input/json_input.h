@@ -3,6 +3,8 @@
 // object (nlohmann keeps the last silently). Errors are InputError naming file:line:col.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace npusim::sim {
@@ -14,5 +16,13 @@ constexpr int kMaxJsonDepth = 64;  // arrays and objects inside one another
 // parser: the scan stops quietly at anything it does not understand.
 void check_json_structure(const std::string& text, const std::string& file,
                           int max_depth = kMaxJsonDepth);
+
+// A JSON input file's text parsed: check_json_structure first, then the parser, whose errors
+// become InputError naming file:line:column and the text there ("not valid JSON: invalid
+// literal", in plain words) or the number beyond a double.
+nlohmann::json parse_json_input(const std::string& text, const std::string& file,
+                                int max_depth = kMaxJsonDepth);
+nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& file,
+                                                int max_depth = kMaxJsonDepth);
 
 }  // namespace npusim::sim

@@ -132,13 +132,15 @@ const MapSpec kCustomOp{"custom_op",
                         {key("name", text(), true), key("args", value_map(ValueKind::kSize))}};
 const MapSpec kTorchInput{
     "an input",
-    {key("shape", list(size(1, 1ull << 31, "a dimension is between 1 and 2^31"), 1), true),
+    // [] is a 0-dimensional tensor (one element); a dimension of 0 makes a tensor with no
+    // elements, which torch allows and a kernel must handle.
+    {key("shape", list(size(0, 1ull << 31, "a dimension is between 0 and 2^31")), true),
      key("dtype", text()), key("init", text()), key("file", text())}};
 const MapSpec kTorchOp{"torch_op",
                        {key("op", text(), true), key("multicore", kBool),
                         key("inputs", list(map(kTorchInput)), true),
                         key("scalars", list(v(ValueKind::kNumber))), key("stack_size", size()),
-                        key("tcm_cycles_per_element", size()), key("reference", text()),
+                        key("reference", text()),
                         key("output", text())}};
 const MapSpec kNeuronRoot{
     "the scenario",
@@ -312,6 +314,22 @@ Field number_field(double& dst, double max, const char* why) {
     const double d = std::strtod(t.c_str(), &end);
     if (t.empty() || end != t.c_str() + t.size() || !(d > 0) || (max > 0 && d > max))
       return std::string(why ? why : "expected a positive number");
+    dst = d;
+    return std::nullopt;
+  };
+  return f;
+}
+
+Field energy_field(double& dst) {
+  Field f;
+  f.value = v(ValueKind::kNumber);
+  f.value.non_negative = true;
+  f.value.max = 1e9;
+  f.set = [&dst](const std::string& t) -> std::optional<std::string> {
+    char* end = nullptr;
+    const double d = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !(d >= 0) || d > 1e9)
+      return std::string("expected an energy in pJ, a number in [0, 1e9]");
     dst = d;
     return std::nullopt;
   };

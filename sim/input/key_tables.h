@@ -42,6 +42,7 @@ struct ValueSpec {
   uint64_t lo = 0, hi = UINT64_MAX;  // kSize
   const char* range_why = nullptr;   // kSize: the message when outside [lo, hi]
   bool positive = false;             // kNumber
+  bool non_negative = false;         // kNumber: at least 0
   double max = 0;                    // kNumber: 0 = no maximum
   std::vector<std::string> choices;  // kChoice, kChoiceList
   const MapSpec* map = nullptr;      // kMap
@@ -119,6 +120,8 @@ Field uint_field(T& dst, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
 }
 // A positive real number, at most `max` (0: unbounded); `why` replaces the default message.
 Field number_field(double& dst, double max = 0, const char* why = nullptr);
+// An energy figure (pJ): a number in [0, 1e9].
+Field energy_field(double& dst);
 Field bool_field(bool& dst);
 template <class T>
 Field choice_field(T& dst, std::vector<std::pair<std::string, T>> choices, const char* why) {

@@ -1,4 +1,5 @@
 #include "sim/input/platform_config.h"
+#include "sim/input/snitch_profile.h"
 #include "sim/input/yaml_input.h"
 
 #include <fmt/format.h>
@@ -50,6 +51,24 @@ Field uint_setter(T& dst, uint64_t max = UINT64_MAX) {
   return uint_field(dst, 0, max);
 }
 
+// A kernel_cost parameter: cycles, 0 (free) up to a million.
+Field cost_field(double& dst) {
+  constexpr double kMax = 1e6;
+  Field f;
+  f.value.kind = ValueKind::kNumber;
+  f.value.non_negative = true;
+  f.value.max = kMax;
+  f.set = [&dst](const std::string& t) -> std::optional<std::string> {
+    char* end = nullptr;
+    const double d = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !(d >= 0) || d > kMax)
+      return std::string("expected cycles: a number from 0 to 1000000");
+    dst = d;
+    return std::nullopt;
+  };
+  return f;
+}
+
 std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
   auto& l = c.firmware.layout;
   auto& f = c.firmware;
@@ -58,6 +77,9 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"core.quantum_cycles", uint_setter(c.core.quantum_cycles, 1ull << 32)},
       {"core.vector_bytes", uint_setter(c.core.vector_bytes, 4096)},
       {"core.use_dmi", bool_field(c.core.use_dmi)},
+      {"core.active_pj_per_cycle", energy_field(c.core.active_pj_per_cycle)},
+      {"core.idle_pj_per_cycle", energy_field(c.core.idle_pj_per_cycle)},
+      {"dma.pj_per_byte", energy_field(c.dma.pj_per_byte)},
       {"dma.channels", uint_setter(c.dma.channels, 64)},
       {"dma.burst_bytes", uint_setter(c.dma.burst_bytes, 1u << 20)},
       {"dma.outstanding", uint_setter(c.dma.outstanding, 256)},
@@ -113,8 +135,10 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
       {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
       {"gpsimd.dma_gibps", number_field(c.gpsimd_cores.dma_gibps)},
-      {"gpsimd.tcm_cycles_per_element", uint_setter(c.gpsimd_cores.tcm_cycles_per_element, 1u << 20)},
-      {"gpsimd.op_cycles_per_element", uint_setter(c.gpsimd_cores.op_cycles_per_element, 1u << 20)},
+      {"gpsimd.dma_setup_ns", number_field(c.gpsimd_cores.dma_setup_ns, 1e6, "expected nanoseconds, more than 0 and at most 1e6")},
+      {"gpsimd.library_op_start_cycles", uint_setter(c.gpsimd_cores.library_op_start_cycles, 1u << 20)},
+      {"gpsimd.library_op_cycles_per_vector", uint_setter(c.gpsimd_cores.library_op_cycles_per_vector, 1u << 20)},
+      {"gpsimd.tcm_copy_cycles", uint_setter(c.gpsimd_cores.tcm_copy_cycles, 1u << 20)},
       {"gpsimd.accessor_cycles", uint_setter(c.gpsimd_cores.accessor_cycles, 1u << 20)},
       {"gpsimd.hbm_stack_threshold", uint_setter(c.gpsimd_cores.hbm_stack_threshold, 0xffffffffu)},
       {"gpsimd.documented_max_stack", uint_setter(c.gpsimd_cores.documented_max_stack, 0xffffffffu)},
@@ -122,7 +146,16 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"gpsimd.host_stack_bytes", uint_setter(c.gpsimd_cores.host_stack_bytes, 1ull << 30)},
       {"gpsimd.fabric_hop_cycles", uint_setter(c.gpsimd_cores.fabric_hop_cycles, 1u << 20)},
       {"gpsimd.tensor_arena_bytes", uint_setter(c.gpsimd_cores.tensor_arena_bytes, 1ull << 36)},
+      {"kernel_cost.hbm_stack_access", cost_field(c.kernel_cost.hbm_stack_access_cycles)},
+      {"gpsimd.cycle_budget", uint_field(c.gpsimd_cores.cycle_budget, 1, 1ull << 62)},
+      {"gpsimd.wall_budget_s", number_field(c.gpsimd_cores.wall_budget_s, 1e7, "expected seconds, more than 0 and at most 1e7")},
   };
+  // A kernel's own code: cycles and latency per operation category (firmware/kernel_cost_config.h).
+  for (int k = 0; k < NPUSIM_KC_COUNT; ++k) {
+    const std::string n = fw::KernelCostConfig::name(k);
+    t.emplace("kernel_cost.cycles." + n, cost_field(c.kernel_cost.cycles[k]));
+    t.emplace("kernel_cost.latency." + n, cost_field(c.kernel_cost.latency[k]));
+  }
   return t;
 }
 
@@ -196,15 +229,17 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                                        const std::vector<Setting>& overrides) {
   std::string text = builtin_profile(name_or_path);
   std::string file = name_or_path;
+  if (text.empty() && is_snitch_platform(name_or_path))
+    throw InputError(name_or_path, 0, name_or_path,
+                     "a snitch-cluster platform runs snitch-cluster scenarios (docs/snitch-cluster.md); this "
+                     "scenario is written for neuron-gpsimd");
   if (text.empty()) {
-    std::ifstream in(name_or_path);
-    if (!in)
+    const std::string why = input_file_problem(name_or_path);
+    if (why == "does not exist")
       throw InputError(name_or_path, 0, name_or_path,
-                       "no such platform: neither a built-in profile (neuron-gpsimd) nor a "
-                       "readable YAML file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+                       "no such platform: neither a built-in profile (neuron-gpsimd, snitch-cluster) nor a "
+                       "YAML file");
+    text = read_input_file(name_or_path, "platform profile");
   } else {
     file = "<builtin:" + name_or_path + ">";
   }
@@ -263,12 +298,18 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
         fail(s, "window settings are windows.N.key (N from 0), e.g. windows.0.hi");
       windows[*n][s.key.substr(dot + 1)] = s;
     } else {
+      if (s.key == "gpsimd.tcm_cycles_per_element")
+        fail(s, "removed: a kernel's own work on TCM data is now timed from its compiled code (the kernel_cost "
+                "section; docs/custom-ops.md), not guessed per element");
+      if (s.key == "gpsimd.op_cycles_per_element")
+        fail(s, "removed: library ops cost gpsimd.library_op_start_cycles + gpsimd.library_op_cycles_per_vector per "
+                "16 elements (docs/platforms.md); a kernel's own code is timed from its compiled code (kernel_cost)");
       auto it = t.find(s.key);
-      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware", "gpsimd"};
+      static const std::set<std::string> sections = {"core", "dma", "heaps", "firmware", "gpsimd", "kernel_cost"};
       if (it == t.end())
         fail(s, !sections.count(section) || s.key.find('.') == std::string::npos
                     ? fmt::format("unknown section '{}' (core, dataram, hbm, interconnect, dma, "
-                                  "windows, heaps, firmware, gpsimd; see docs/platforms.md)", section)
+                                  "windows, heaps, firmware, gpsimd, kernel_cost; see docs/platforms.md)", section)
                     : "unknown key (see docs/platforms.md)");
       if (auto why = it->second.set(s.value)) fail(s, *why);
     }

@@ -53,11 +53,7 @@ std::vector<Setting> profile_settings(const std::string& name_or_path) {
   if (name_or_path == "neuron-gpsimd") return settings_of(kProfileNeuronGpsimd, "<builtin:neuron-gpsimd>");
   const auto snitch = [] { return settings_of(kProfileSnitchCluster, "<builtin:snitch-cluster>"); };
   if (name_or_path == "snitch-cluster") return snitch();
-  std::ifstream in(name_or_path);
-  if (!in) throw InputError(name_or_path, 0, name_or_path, "cannot open the platform profile");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_input_file(name_or_path, "platform profile");
   auto own = settings_of(text, name_or_path);
   for (const auto& s : own)
     if (s.key == "platform" && s.value == "snitch-cluster") return apply_settings(snitch(), own);
@@ -91,10 +87,7 @@ YAML::Node profile_topology(const std::string& name_or_path) {
   } else if (name_or_path == "snitch-cluster") {
     text = kProfileSnitchCluster;
   } else {
-    std::ifstream in(name_or_path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    text = read_input_file(name_or_path, "platform profile");
   }
   const YAML::Node root = YAML::Load(text);
   if (root["topology"]) return root["topology"];

@@ -220,14 +220,17 @@ class Parser : public YamlInput {
 
   TorchOpSpec torch_op(const YAML::Node& t) const {
     const MapSpec& spec = root_map("torch_op");
+    if (t.IsMap())
+      for (const auto& kv : t)
+        if (kv.first.as<std::string>() == "tcm_cycles_per_element")
+          fail(kv.first, "tcm_cycles_per_element was removed: a kernel's own work is now timed from its compiled "
+                         "code (the kernel_cost section of the profile; docs/custom-ops.md)");
     check_keys(*this, t, spec);
     TorchOpSpec o;
     o.at = at(t);
     o.op = str(t["op"], "op");
     if (t["multicore"]) o.multicore = boolean(t["multicore"], "multicore");
     if (t["stack_size"]) o.stack_size = static_cast<long long>(size(t["stack_size"], "stack_size"));
-    if (t["tcm_cycles_per_element"])
-      o.tcm_cycles_per_element = size(t["tcm_cycles_per_element"], "tcm_cycles_per_element");
     if (t["reference"]) o.reference = str(t["reference"], "reference");
     if (t["output"]) o.output = str(t["output"], "output");
     const auto in = t["inputs"];
@@ -238,7 +241,7 @@ class Parser : public YamlInput {
       TorchInput x;
       x.at = at(i);
       const auto sh = i["shape"];
-      if (!sh.IsSequence() || sh.size() == 0) fail(sh, "shape is a list of dimensions, e.g. [1024] or [64, 256]");
+      if (!sh.IsSequence()) fail(sh, "shape is a list of dimensions, e.g. [1024], [64, 256] or [] (0-dimensional)");
       for (const auto& d : sh) {
         const uint64_t v = size(d, "a dimension");
         check_range(*this, d, ispec.value("shape"), v);

@@ -80,7 +80,6 @@ struct TorchOpSpec {
   std::string op, reference, output;
   bool multicore = false;
   long long stack_size = -1;
-  uint64_t tcm_cycles_per_element = 0;
   std::vector<TorchInput> inputs;
   std::vector<double> scalars;
   Where at;

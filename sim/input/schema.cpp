@@ -61,6 +61,7 @@ ordered_json one(const ValueSpec& v) {
     case ValueKind::kNumber: {
       ordered_json n = {{"type", "number"}};
       if (v.positive) n["exclusiveMinimum"] = 0;
+      if (v.non_negative) n["minimum"] = 0;
       if (v.max > 0) n["maximum"] = v.max;
       return n;
     }
@@ -188,11 +189,19 @@ ordered_json profile_schema(const std::string& platform, const std::vector<Profi
                           {"additionalProperties", false}}}};
       sec["items"]["properties"][rest.substr(2)] = value_schema(k.value);
     } else {
-      auto& sec = props[section];
-      if (sec.is_null())
-        sec = {{"type", "object"}, {"properties", ordered_json::object()},
-               {"additionalProperties", false}};
-      sec["properties"][rest] = value_schema(k.value);
+      // section.key, or deeper (kernel_cost.cycles.int): one nested object per level.
+      ordered_json* sec = &props[section];
+      std::string tail = rest;
+      for (;;) {
+        if (sec->is_null())
+          *sec = {{"type", "object"}, {"properties", ordered_json::object()},
+                  {"additionalProperties", false}};
+        const auto d = tail.find('.');
+        if (d == std::string::npos) break;
+        sec = &(*sec)["properties"][tail.substr(0, d)];
+        tail = tail.substr(d + 1);
+      }
+      (*sec)["properties"][tail] = value_schema(k.value);
     }
   }
   for (auto it = extra.begin(); it != extra.end(); ++it) props[it.key()] = it.value();

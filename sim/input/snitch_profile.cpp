@@ -23,12 +23,14 @@ namespace {
 
 constexpr const char* kName = "snitch-cluster";
 
+// The text of a profile file, or an empty string if there is no readable file of that name.
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!input_file_problem(path).empty()) return {};
+  try {
+    return read_input_file(path, "platform profile");
+  } catch (const InputError&) {
+    return {};
+  }
 }
 
 template <class T>
@@ -65,6 +67,9 @@ std::map<std::string, Field> profile_table(SnitchPlatformConfig& c, double& ghz,
       {"cluster.quantum_cycles", uint_set(c.core.quantum_cycles, 1, 1u << 20)},
       {"cluster.cluster_offset", uint_set(r.cluster_offset, 1, 0xffffffffu)},
       {"cluster.barrier_cycles", uint_set(c.barrier_cycles, 0, 1u << 20)},
+      {"cluster.active_pj_per_cycle", energy_field(c.core.active_pj_per_cycle)},
+      {"cluster.idle_pj_per_cycle", energy_field(c.core.idle_pj_per_cycle)},
+      {"tcdm.pj_per_byte", energy_field(c.tcdm.pj_per_byte)},
       {"tcdm.base", uint_set(r.tcdm_start, 0, 0xffffffffu)},
       {"tcdm.size", uint_set(r.tcdm_size, 1, 1u << 30)},
       {"tcdm.banks", uint_set(g.banks, 1, 1024)},
@@ -86,7 +91,9 @@ std::map<std::string, Field> profile_table(SnitchPlatformConfig& c, double& ghz,
       {"dma.burst_bytes", uint_set(c.dma.burst_bytes, 1, 1u << 20)},
       {"dma.outstanding", uint_set(c.dma.outstanding, 1, 256)},
       {"dma.setup_cycles", uint_set(c.dma.setup_cycles, 0, 1u << 20)},
+      {"dma.pj_per_byte", energy_field(c.dma.pj_per_byte)},
       {"interconnect.hop_latency_cycles", uint_set(c.interconnect.hop_latency_cycles, 0, 1024)},
+      {"interconnect.hop_pj", energy_field(c.interconnect.hop_pj)},
   };
 }
 
@@ -137,9 +144,16 @@ bool is_snitch_platform(const std::string& name_or_path) {
 SnitchPlatformConfig load_snitch_platform(const std::string& name_or_path,
                                           const std::vector<Setting>& overrides) {
   std::string file;
+  if (name_or_path != kName) {
+    const std::string why = input_file_problem(name_or_path);
+    if (why == "does not exist")
+      throw InputError(name_or_path, 0, name_or_path,
+                       "no such platform: neither a built-in profile (neuron-gpsimd, snitch-cluster) nor a YAML file");
+    if (!why.empty()) throw InputError(name_or_path, 0, name_or_path, "the platform profile file " + why);
+    read_input_file(name_or_path, "platform profile");  // the size limit's message
+  }
   const std::string text = profile_text(name_or_path, &file);
-  if (text.empty())
-    throw InputError(name_or_path, 0, name_or_path, "no such platform profile (built-in: snitch-cluster)");
+  if (text.empty()) throw InputError(name_or_path, 0, name_or_path, "the platform profile is empty");
   std::vector<Setting> settings;
   auto read_profile = [&settings](const std::string& yaml, const std::string& where) {
     try {

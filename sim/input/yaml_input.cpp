@@ -1,5 +1,11 @@
 #include "sim/input/yaml_input.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -197,22 +203,46 @@ void set_limit(const std::string& setting) {
                 : key == "host_bytes" ? &l.host_bytes
                 : key == "dma_rows" ? &l.dma_rows
                 : key == "stream_elements" ? &l.stream_elements
+                : key == "input_bytes" ? &l.input_bytes
                                       : nullptr;
   if (v == nullptr || eq == std::string::npos)
     throw InputError("--limit", 0, setting,
                      "expected KEY=N with KEY one of yaml_nodes, steps, loop_trips, host_bytes, dma_rows, "
-                     "stream_elements");
+                     "stream_elements, input_bytes");
   const auto n = parse_size(setting.substr(eq + 1));
   if (!n || *n == 0) throw InputError("--limit", 0, setting, "the limit must be a positive size");
   *v = *n;
 }
 
+std::string input_file_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return "does not exist";
+    return fmt::format("cannot be read: {}", std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return "is a directory, not a file";
+  if (::access(path.c_str(), R_OK) != 0) return fmt::format("cannot be read: {}", std::strerror(errno));
+  return {};
+}
+
 std::string read_input_file(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, path, fmt::format("cannot open the {} file", what));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (const std::string why = input_file_problem(path); !why.empty())
+    throw InputError(path, 0, path, fmt::format("the {} file {}", what, why));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, path, fmt::format("cannot open the {} file: {}", what, std::strerror(errno)));
+  // Read in pieces up to the limit: a device or a FIFO that never ends (/dev/zero) is an error,
+  // not an exhausted memory.
+  const uint64_t cap = limits().input_bytes;
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > cap)
+      throw InputError(path, 0, path,
+                       fmt::format("the {} file is larger than {} bytes (--limit input_bytes=N)", what, cap));
+  }
+  if (in.bad()) throw InputError(path, 0, path, fmt::format("cannot read the {} file: {}", what, std::strerror(errno)));
+  return text;
 }
 
 }  // namespace npusim::sim

@@ -45,7 +45,11 @@ class YamlInput {
 // An empty document is a null node.
 YAML::Node load_yaml(const std::string& text, const std::string& file);
 
-// The text of an input file; throws InputError when it cannot be read.
+// The text of an input file; throws InputError naming the file when it does not exist, is a
+// directory, cannot be read or is larger than limits().input_bytes.
 std::string read_input_file(const std::string& path, const char* what);
+// Why `path` cannot be an input file ("does not exist", "is a directory, not a file", ...), or
+// an empty string.
+std::string input_file_problem(const std::string& path);
 
 }  // namespace npusim::sim

@@ -4,12 +4,14 @@
 // chrome_trace_fast.cpp, JSON escaping in json_escape.cpp.
 #include "sim/output/chrome_trace.h"
 #include "sim/output/live_files.h"
+#include "sim/output/output_paths.h"
 
 #include <fmt/compile.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <iterator>
 #include <mutex>
 #include <set>
@@ -32,17 +34,28 @@ void check_args(const nlohmann::json& args, std::string_view name) {
 
 }  // namespace
 
-ChromeTrace::ChromeTrace(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_)
-    throw std::runtime_error(
-        fmt::format("cannot open trace file '{}': {}", path, std::strerror(errno)));
+ChromeTrace::ChromeTrace(const std::string& path) : ChromeTrace(OutputPath{"trace file", path, {}}) {}
+
+ChromeTrace::ChromeTrace(const OutputPath& out)
+    : path_(out.path), out_(std::make_unique<OutputFile>(out)), unwinding_(std::uncaught_exceptions()) {
+  file_ = out_->stream();
   buf_.append(std::string_view(R"({"displayTimeUnit":"ns","traceEvents":[)"));
   LiveFiles<ChromeTrace>::add(this);
 }
 
 ChromeTrace::~ChromeTrace() {
   LiveFiles<ChromeTrace>::remove(this);
+  if (!out_) return;
+  if (std::uncaught_exceptions() > unwinding_) {
+    // On an exception's way out: the file is completed, and the command decides whether it is
+    // published (publish_parked_outputs) or, for bad input, removed (discard_parked_outputs).
+    try {
+      finish_text();
+    } catch (const std::exception&) {
+    }
+    out_->park();
+    return;
+  }
   try {
     close();
   } catch (const std::exception&) {
@@ -53,48 +66,45 @@ ChromeTrace::~ChromeTrace() {
 void ChromeTrace::close_all_open() { LiveFiles<ChromeTrace>::close_all(); }
 
 void ChromeTrace::spill() {
-  if (buf_.size() == 0) return;
-  const size_t n = std::fwrite(buf_.data(), 1, buf_.size(), file_);
-  spilled_ += n;
-  const size_t want = buf_.size();
+  if (buf_.size() == 0 || !file_) return;
+  spilled_ += buf_.size();
+  try {
+    out_->write(std::string_view(buf_.data(), buf_.size()));
+  } catch (const std::exception&) {
+    // Kept by the OutputFile: no more events are written, and flush() and close() throw it.
+    file_ = nullptr;
+  }
   buf_.clear();
-  if (n != want)
-    throw std::runtime_error(
-        fmt::format("cannot write trace file '{}': {}", path_, std::strerror(errno)));
 }
 
 void ChromeTrace::flush() {
-  if (!file_) return;
+  if (!out_) return;
   spill();
-  if (std::fflush(file_) != 0)
-    throw std::runtime_error(
-        fmt::format("cannot write trace file '{}': {}", path_, std::strerror(errno)));
+  out_->flush();
+}
+
+void ChromeTrace::finish_text() {
+  if (!file_) return;
+  buf_.append(std::string_view("\n],\"otherData\":"));
+  nlohmann::json other = other_data_;
+  if (truncated_)
+    other["trace_limit"] = {{"truncated", true}, {"max_bytes", max_bytes_},
+                            {"dropped_events", dropped_limit_}};
+  if (!filter_.empty())
+    other["trace_filter"] = {{"keep", filter_}, {"dropped_events", dropped_filter_}};
+  const std::string od = other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  buf_.append(od);
+  buf_.append(std::string_view("}\n"));
+  spill();
+  file_ = nullptr;
+  buf_.clear();
 }
 
 void ChromeTrace::close() {
-  if (!file_) return;
-  std::FILE* f = file_;
-  std::string error;
-  try {
-    buf_.append(std::string_view("\n],\"otherData\":"));
-    nlohmann::json other = other_data_;
-    if (truncated_)
-      other["trace_limit"] = {{"truncated", true}, {"max_bytes", max_bytes_},
-                              {"dropped_events", dropped_limit_}};
-    if (!filter_.empty())
-      other["trace_filter"] = {{"keep", filter_}, {"dropped_events", dropped_filter_}};
-    const std::string od = other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    buf_.append(od);
-    buf_.append(std::string_view("}\n"));
-    flush();
-  } catch (const std::runtime_error& e) {
-    error = e.what();
-  }
-  file_ = nullptr;
-  buf_.clear();
-  if (std::fclose(f) != 0 && error.empty())
-    error = fmt::format("cannot close trace file '{}': {}", path_, std::strerror(errno));
-  if (!error.empty()) throw std::runtime_error(error);
+  if (!out_) return;
+  finish_text();
+  const std::unique_ptr<OutputFile> out = std::move(out_);  // closed from here on, whatever commit says
+  out->commit();  // the first write error, if any: the destination is then untouched
 }
 
 void ChromeTrace::begin_event() {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -21,16 +22,22 @@
 #include <vector>
 
 #include "sim/output/json_escape.h"
+#include "sim/output/output_paths.h"
 #include "sim/output/trace_arg.h"
 
 namespace npusim::sim {
 
 class ChromeTrace {
  public:
-  // Opens (truncates) `path` and writes the header. Throws std::runtime_error naming the path
-  // if the file cannot be opened.
-  explicit ChromeTrace(const std::string& path);
-  ~ChromeTrace();  // close(); errors are swallowed (a destructor must not throw)
+  // Opens the output (sim/output/output_paths.h: a temporary file beside it, renamed into place
+  // by close()) and writes the header. Throws InputError naming the option and the path if it
+  // cannot be opened.
+  explicit ChromeTrace(const OutputPath& out);
+  explicit ChromeTrace(const std::string& path);  // named "trace file" in messages
+  // close(); errors are swallowed (a destructor must not throw). Destroyed on an exception's
+  // way out, the file is completed and parked (OutputFile::park): the command publishes it or,
+  // for bad input, removes it.
+  ~ChromeTrace();
   ChromeTrace(const ChromeTrace&) = delete;
   ChromeTrace& operator=(const ChromeTrace&) = delete;
 
@@ -70,7 +77,10 @@ class ChromeTrace {
   // keep all. A pattern is a glob (`*`, `?`) matched against a track's process name, its
   // thread name and "process/thread", or a counter's process name and counter name. Call
   // before the first track(); tracks dropped by the filter write nothing, not even their name.
+  // Throws std::invalid_argument for an empty pattern.
   void set_filter(std::vector<std::string> patterns);
+  // The patterns that have matched no track or counter so far.
+  std::vector<std::string> unmatched_filters() const;
   // --trace-max-mb: stop adding events once the file would exceed `bytes` (0: no limit). The
   // trace then ends with an instant event saying so on a "trace" track, and otherData
   // records {"truncated": true, "max_bytes", "dropped_events"}.
@@ -83,17 +93,22 @@ class ChromeTrace {
   // Replaces the "otherData" object written at close(). Must be a JSON object.
   void set_metadata(const nlohmann::json& other_data);
 
-  // Hands everything written so far to the OS. Throws std::runtime_error on a write error.
+  // Hands everything written so far to the OS. Throws InputError on a write error.
   void flush();
-  // Writes the terminator and closes the file. Idempotent. Events after close() are dropped
-  // (not counted): close_all_open() may close a trace whose owner still writes to it. Throws
-  // std::runtime_error naming the path on a write error (the trace is closed anyway).
+  // Writes the terminator, closes the file and puts it in place. Idempotent. Events after
+  // close() are dropped (not counted): close_all_open() may close a trace whose owner still
+  // writes to it. A write error stops the writing when it happens (later events are dropped;
+  // the run goes on) and close() throws it, an InputError naming the option, the path and the
+  // reason; the destination is then untouched and the trace closed anyway.
   void close();
 
   bool is_open() const { return file_ != nullptr; }
   // Entries written to "traceEvents" so far, metadata events included.
   uint64_t events() const { return events_; }
   const std::string& path() const { return path_; }
+  // The file being written until close() puts it in place (a temporary file beside path(), or
+  // path() itself for a special file); empty once closed.
+  std::string writing_path() const { return out_ ? out_->writing_path() : std::string(); }
 
   // Closes every live ChromeTrace: for the runner's fatal-error and Ctrl-C paths (after the
   // signal handler has returned; this is not async-signal-safe). Write errors are swallowed.
@@ -127,10 +142,13 @@ class ChromeTrace {
   bool begin_slice(int track, std::string_view name, double ts_us, double dur_us);
   bool begin_instant(int track, std::string_view name, double ts_us);
   void check_track(int track, std::string_view name) const;
-  void spill();  // buffer -> FILE*
+  void spill();        // buffer -> file; a write error is kept by out_ and closes file_
+  void finish_text();  // the terminator (otherData), then no more events
 
   std::string path_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<OutputFile> out_;  // null once closed
+  std::FILE* file_ = nullptr;        // out_'s stream while events are written
+  int unwinding_ = 0;                // std::uncaught_exceptions() at construction
   fmt::memory_buffer buf_;
   uint64_t events_ = 0;
   int next_id_ = 1;  // pids and tids share one counter so that no tid equals a pid
@@ -141,6 +159,7 @@ class ChromeTrace {
   std::vector<std::string> labels_;  // ,"name":"...","args":{...} of label()
   nlohmann::json other_data_ = nlohmann::json::object();
   std::vector<std::string> filter_;
+  mutable std::vector<char> filter_used_;  // per pattern: it matched a track or a counter
   std::set<int> named_processes_;  // pids whose metadata is written
   uint64_t max_bytes_ = 0, spilled_ = 0;
   bool truncated_ = false;

@@ -38,20 +38,40 @@ bool glob(std::string_view p, std::string_view s) {
 
 }  // namespace
 
-void ChromeTrace::set_filter(std::vector<std::string> patterns) { filter_ = std::move(patterns); }
+void ChromeTrace::set_filter(std::vector<std::string> patterns) {
+  for (const auto& p : patterns)
+    if (p.empty()) throw std::invalid_argument("trace filter: an empty pattern matches no track");
+  filter_ = std::move(patterns);
+  filter_used_.assign(filter_.size(), 0);
+}
+
+std::vector<std::string> ChromeTrace::unmatched_filters() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < filter_.size(); ++i)
+    if (!filter_used_[i]) out.push_back(filter_[i]);
+  return out;
+}
 
 bool ChromeTrace::kept(const std::string& process, const std::string& thread) const {
   if (filter_.empty()) return true;
   const std::string both = process + "/" + thread;
-  for (const auto& p : filter_)
-    if (glob(p, process) || glob(p, thread) || glob(p, both)) return true;
-  return false;
+  bool keep = false;
+  for (size_t i = 0; i < filter_.size(); ++i)
+    if (glob(filter_[i], process) || glob(filter_[i], thread) || glob(filter_[i], both)) {
+      filter_used_[i] = 1;
+      keep = true;
+    }
+  return keep;
 }
 
 bool ChromeTrace::kept_counter(const std::string& process, std::string_view name) const {
   if (filter_.empty()) return true;
   bool keep = false;
-  for (const auto& p : filter_) keep = keep || glob(p, process) || glob(p, name);
+  for (size_t i = 0; i < filter_.size(); ++i)
+    if (glob(filter_[i], process) || glob(filter_[i], name)) {
+      filter_used_[i] = 1;
+      keep = true;
+    }
   return keep;
 }
 

@@ -1,4 +1,5 @@
 #include "sim/output/html_report.h"
+#include "sim/output/output_paths.h"
 
 #include <fmt/format.h>
 
@@ -87,11 +88,7 @@ void write_html_report(const std::vector<HtmlRun>& runs, const std::string& out_
 }
 
 void write_html_file(const std::string& page, const std::string& out_path) {
-  std::ofstream out(out_path, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("cannot write the HTML report to '{}'", out_path));
-  out << page;
-  out.close();
-  if (!out) throw std::runtime_error(fmt::format("cannot write the HTML report to '{}'", out_path));
+  write_output({"--html", out_path, {}}, page);
 }
 
 }  // namespace npusim::sim

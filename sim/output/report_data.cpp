@@ -2,6 +2,12 @@
 
 #include "sim/output/trace_scan.h"
 
+#include "sim/input/input_error.h"
+#include "sim/input/json_fields.h"
+#include "sim/input/json_input.h"
+#include "sim/input/limits.h"
+#include "sim/input/yaml_input.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,24 +33,44 @@ using Json = nlohmann::ordered_json;
 
 std::string shorten(const std::string& s) { return s.size() > 60 ? s.substr(0, 57) + "..." : s; }
 
-// Line of byte offset `pos` in `text` (1-based).
-size_t line_of(const std::string& text, size_t pos) {
-  return 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(pos, text.size())), '\n'));
-}
+std::string read_all(const std::string& path, const char* what) { return read_input_file(path, what); }
 
-std::string read_all(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot open {} '{}'", what, path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
+// An address or a size: a non-negative whole number, or a string of one in decimal or 0x-hex.
 uint64_t number_or_hex(const Json& v) {
-  if (v.is_number_unsigned() || v.is_number_integer()) return v.get<uint64_t>();
-  if (v.is_number()) return static_cast<uint64_t>(v.get<double>());
-  if (v.is_string()) return std::stoull(v.get<std::string>(), nullptr, 0);
-  throw std::invalid_argument("not an address");
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+  if (v.is_number_float() && v.get<double>() >= 0 && v.get<double>() < 18446744073709551616.0)
+    return static_cast<uint64_t>(v.get<double>());
+  if (v.is_string())
+    if (const auto n = parse_number(v.get<std::string>())) return *n;
+  throw std::invalid_argument(fmt::format("expected an address (a whole number, or one in a string), got {} '{}'",
+                                          json_kind(v), json_excerpt(v)));
+}
+
+// A member of a trace event or of its args, checked: absent (or null) gives `dflt`; another
+// type is an error naming the member and the value.
+std::string str_of(const Json& o, const char* k, const std::string& dflt = {}) {
+  const auto it = o.find(k);
+  if (it == o.end() || it->is_null()) return dflt;
+  if (!it->is_string())
+    throw std::invalid_argument(fmt::format("\"{}\" must be a string, not {} '{}'", k, json_kind(*it), json_excerpt(*it)));
+  return it->get<std::string>();
+}
+int int_of(const Json& o, const char* k, int dflt = 0) {
+  const auto it = o.find(k);
+  if (it == o.end() || it->is_null()) return dflt;
+  if ((it->is_number_integer() && it->get<int64_t>() >= INT32_MIN && it->get<int64_t>() <= INT32_MAX) ||
+      (it->is_number_unsigned() && it->get<uint64_t>() <= INT32_MAX))
+    return static_cast<int>(it->get<int64_t>());
+  throw std::invalid_argument(fmt::format("\"{}\" must be a whole number that fits 32 bits, not {} '{}'", k,
+                                          json_kind(*it), json_excerpt(*it)));
+}
+double num_of(const Json& o, const char* k, double dflt = 0) {
+  const auto it = o.find(k);
+  if (it == o.end() || it->is_null()) return dflt;
+  if (!it->is_number())
+    throw std::invalid_argument(fmt::format("\"{}\" must be a number, not {} '{}'", k, json_kind(*it), json_excerpt(*it)));
+  return it->get<double>();
 }
 
 // Keeps the first `n` entries of the array `j[key]`; records how many there were.
@@ -84,13 +110,20 @@ class TraceReader {
   TraceReader(const std::string& file, const HtmlLimits& lim) : file_(file), lim_(lim) {}
 
   void event(const Json& e, size_t line) {
-    const std::string ph = e.value("ph", "");
-    const int pid = e.value("pid", 0), tid = e.value("tid", 0);
+    try {
+      checked_event(e, line);
+    } catch (const std::invalid_argument& ex) {
+      fail(file_, line, fmt::format("a trace event: {}", ex.what()));
+    }
+  }
+  void checked_event(const Json& e, size_t line) {
+    const std::string ph = str_of(e, "ph");
+    const int pid = int_of(e, "pid"), tid = int_of(e, "tid");
     if (ph == "M") {
-      const std::string n = e.value("name", "");
-      const Json& a = e.contains("args") ? e["args"] : Json::object();
-      if (n == "process_name") process_[pid] = a.value("name", "");
-      if (n == "thread_name") thread_[{pid, tid}] = a.value("name", "");
+      const std::string n = str_of(e, "name");
+      const Json a = e.contains("args") && e["args"].is_object() ? e["args"] : Json::object();
+      if (n == "process_name") process_[pid] = str_of(a, "name");
+      if (n == "thread_name") thread_[{pid, tid}] = str_of(a, "name");
       if (n == "thread_sort_index" && a.contains("sort_index") && a["sort_index"].is_number_integer())
         sort_[{pid, tid}] = a["sort_index"].get<int>();
       if (n == "process_name" && !proc_order_.count(pid)) proc_order_[pid] = static_cast<int>(proc_order_.size());
@@ -98,7 +131,7 @@ class TraceReader {
     }
     if (!e.contains("ts") || !e["ts"].is_number()) fail(file_, line, "event without a numeric \"ts\"");
     const double ts = e["ts"].get<double>();
-    const std::string name = e.value("name", "");
+    const std::string name = str_of(e, "name");
     const Json args = e.contains("args") && e["args"].is_object() ? e["args"] : Json::object();
     if (ph == "X") {
       const double dur = e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0;
@@ -142,7 +175,7 @@ class TraceReader {
     return true;
   }
   void other_data(const Json& o) {
-    if (o.contains("end_us") && o["end_us"].is_number()) end_ = std::max(end_, o["end_us"].get<double>());
+    if (o.is_object() && o.contains("end_us") && o["end_us"].is_number()) end_ = std::max(end_, o["end_us"].get<double>());
   }
   Json result();
 
@@ -203,7 +236,7 @@ void TraceReader::instant(int pid, int tid, double ts, const std::string& name, 
   const std::string proc = process(pid);
   try {
     if (proc == "heaps" && args.contains("heap")) {
-      HeapData& h = heaps_[args["heap"].get<std::string>()];
+      HeapData& h = heaps_[str_of(args, "heap")];
       if (name == "pool") {
         h.pool = std::make_pair(number_or_hex(args.at("base")), number_or_hex(args.at("size")));
       } else if (name == "alloc") {
@@ -218,19 +251,25 @@ void TraceReader::instant(int pid, int tid, double ts, const std::string& name, 
       return;
     }
     if (proc == "memories" && args.contains("quantiles_ns")) {
-      latency_[args.value("memory", name)] = Json{{"count", args.value("count", 0)}, {"quantiles_ns", args["quantiles_ns"]}};
+      const Json& q = args["quantiles_ns"];
+      if (!q.is_array()) throw std::invalid_argument("\"quantiles_ns\" must be a list of numbers");
+      for (const auto& x : q)
+        if (!x.is_number()) throw std::invalid_argument("\"quantiles_ns\" must be a list of numbers");
+      latency_[str_of(args, "memory", name)] = Json{{"count", num_of(args, "count")}, {"quantiles_ns", q}};
       return;
     }
     if (proc == "faults") {
       if (args.contains("heap") && name == "allocation failure")
-        heaps_[args["heap"].get<std::string>()].failed.push_back(Json::array({ts, args.value("size", 0)}));
+        heaps_[str_of(args, "heap")].failed.push_back(Json::array({ts, num_of(args, "size")}));
       if (args.contains("heap") && name == "bad free" && args.contains("addr"))
-        heaps_[args["heap"].get<std::string>()].bad_frees.push_back(Json::array({ts, number_or_hex(args["addr"])}));
+        heaps_[str_of(args, "heap")].bad_frees.push_back(Json::array({ts, number_or_hex(args["addr"])}));
       if (++faults_total_ <= lim_.list) faults_.push_back(Json{{"ts", ts}, {"name", name}, {"row", thread_.count({pid, tid}) ? thread_[{pid, tid}] : proc}, {"args", args}});
       return;
     }
-  } catch (const std::exception& ex) {
+  } catch (const std::invalid_argument& ex) {
     fail(file_, line, fmt::format("instant '{}': {}", name, ex.what()));
+  } catch (const Json::exception&) {
+    fail(file_, line, fmt::format("instant '{}': a member is missing or not a number (base, size, addr)", name));
   }
   Row& r = row(pid, tid);
   mark(r, ts, name);
@@ -238,7 +277,7 @@ void TraceReader::instant(int pid, int tid, double ts, const std::string& name, 
 
 // Snitch allocator calls carry their result: bump allocations, never freed (docs/snitch-allocator.md).
 void TraceReader::snitch_alloc(const std::string& name, const Json& args, double ts) {
-  if (!args.contains("addr") || !args.contains("size") || args.value("trap", false)) return;
+  if (!args.contains("addr") || !args.contains("size") || (args.contains("trap") && args["trap"].is_boolean() && args["trap"].get<bool>())) return;
   const std::string heap = name.substr(5, 2);  // "l1" or "l3"
   HeapData& h = heaps_[heap];
   const uint64_t base = number_or_hex(args["addr"]);
@@ -346,9 +385,7 @@ Json TraceReader::result() {
 
 // The trace, event by event: npusim writes one event per line, so memory stays bounded by
 // what the page keeps. A file in another layout is parsed whole.
-Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("cannot open trace '{}'", path));
+Json read_trace_stream(std::istream& in, const std::string& path, const HtmlLimits& lim, bool fast) {
   TraceReader r(path, lim);
   std::string line;
   size_t n = 0;
@@ -363,8 +400,10 @@ Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
     if (line.empty()) continue;
     if (line.rfind("],\"otherData\":", 0) == 0) {
       try {
-        r.other_data(Json::parse(line.substr(14, line.size() - 15)));
-      } catch (const Json::exception&) {
+        const std::string od = line.substr(14, line.size() - 15);
+        check_json_structure(od, path);
+        r.other_data(Json::parse(od));
+      } catch (const std::exception&) {
         fail(path, n, "unreadable otherData: '" + shorten(line) + "'");
       }
       return r.result();
@@ -374,7 +413,11 @@ Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
     if (ScannedEvent se; fast && scan_event_line(line, se) && r.fast(se)) continue;
     Json e;
     try {
+      check_json_structure(line, path);  // a line nested 10^6 deep is not parsed recursively
       e = Json::parse(line);
+    } catch (const InputError&) {
+      fail(path, n, fmt::format("not a trace event: nested deeper than {} levels or a key twice: '{}'", kMaxJsonDepth,
+                                shorten(line)));
     } catch (const Json::exception&) {
       fail(path, n, "not a trace event: '" + shorten(line) + "'");
     }
@@ -382,15 +425,18 @@ Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
     r.event(e, n);
   }
   if (header) return r.result();  // cut short (a crash): what is there is shown
-  const std::string text = read_all(path, "trace");
-  Json all;
-  try {
-    all = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    fail(path, line_of(text, e.byte), std::string("not valid JSON: ") + e.what());
-  } catch (const Json::exception& e) {  // a number beyond a double
-    fail(path, 0, std::string("not readable JSON: ") + e.what());
+  // Another layout: the whole file, up to the input size limit.
+  in.clear();
+  in.seekg(0);
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > limits().input_bytes)
+      fail(path, 0, fmt::format("a trace not written by npusim (one event per line) is read whole, and this one is "
+                                "larger than {} bytes (--limit input_bytes=N)", limits().input_bytes));
   }
+  const Json all = parse_ordered_json_input(text, path);
   const Json* events = all.is_array() ? &all : all.is_object() && all.contains("traceEvents") ? &all["traceEvents"] : nullptr;
   if (events == nullptr || !events->is_array()) fail(path, 0, "not a Chrome trace (no \"traceEvents\" list)");
   for (const auto& e : *events)
@@ -399,23 +445,105 @@ Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
   return r.result();
 }
 
+Json read_trace(const std::string& path, const HtmlLimits& lim, bool fast) {
+  if (const std::string why = input_file_problem(path); !why.empty())
+    throw InputError(path, 0, path, "the trace " + why);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, path, "cannot open the trace");
+  return read_trace_stream(in, path, lim, fast);
+}
+
+// The report's members the page reads, checked one by one (docs/report.md): a report whose
+// fields have other types is an error naming the file, the field and the value, not a page
+// that breaks in the browser.
+void check_report(const Json& r, const std::string& file) {
+  const JsonFields f(file);
+  f.object(r, "");
+  const auto& version = f.member(r, "", "npusim_report_version");
+  if (f.integer(version, "npusim_report_version", 0, INT32_MAX) != 1)
+    f.fail("npusim_report_version", version, "this npusim reads version 1");
+  auto opt = [&](const Json& obj, const char* k) -> const Json* {
+    const auto it = obj.find(k);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+  };
+  auto strings_of = [&](const Json& obj, const std::string& path, std::initializer_list<const char*> keys) {
+    for (const char* k : keys)
+      if (const Json* v = opt(obj, k)) f.string(*v, JsonFields::join(path, k));
+  };
+  // Lists of objects, and objects of objects whose values are numbers (null: not a number).
+  auto list_of_objects = [&](const Json& v, const std::string& path) {
+    f.list(v, path);
+    for (size_t i = 0; i < v.size(); ++i) f.object(v[i], JsonFields::index(path, i));
+  };
+  auto numbers = [&](const Json& v, const std::string& path) {
+    f.object(v, path);
+    for (const auto& [k, x] : v.items())
+      if (!x.is_null() && !x.is_number() && !x.is_string() && !x.is_boolean())
+        f.wrong(JsonFields::join(path, k), x, "a number");
+  };
+  if (const Json* v = opt(r, "npusim_version")) f.string(*v, "npusim_version");
+  if (const Json* sc = opt(r, "scenario")) strings_of(f.object(*sc, "scenario"), "scenario", {"name", "file", "description"});
+  if (const Json* p = opt(r, "platform")) {
+    f.object(*p, "platform");
+    if (const Json* n = opt(*p, "name")) f.string(*n, "platform.name");
+    if (const Json* o = opt(*p, "overrides")) {
+      list_of_objects(*o, "platform.overrides");
+      for (size_t i = 0; i < o->size(); ++i) strings_of((*o)[i], JsonFields::index("platform.overrides", i), {"key", "value"});
+    }
+  }
+  if (const Json* o = opt(r, "outcome")) {
+    f.object(*o, "outcome");
+    if (const Json* c = opt(*o, "exit_code")) f.integer(*c, "outcome.exit_code", 0, 255);
+    if (const Json* st = opt(*o, "status")) f.string(*st, "outcome.status");
+    if (const Json* fl = opt(*o, "fault")) strings_of(f.object(*fl, "outcome.fault"), "outcome.fault", {"kind", "message"});
+    if (const Json* e = opt(*o, "expectations")) {
+      list_of_objects(*e, "outcome.expectations");
+      for (size_t i = 0; i < e->size(); ++i) {
+        const std::string at = JsonFields::index("outcome.expectations", i);
+        strings_of((*e)[i], at, {"key", "op", "expected", "actual_text", "at"});
+        if (const Json* ok = opt((*e)[i], "ok")) f.boolean(*ok, at + ".ok");
+      }
+    }
+  }
+  if (const Json* d = opt(r, "duration_ns")) f.number(*d, "duration_ns");
+  if (const Json* m = opt(r, "metrics")) numbers(*m, "metrics");
+  for (const char* k : {"heaps", "memories"})
+    if (const Json* h = opt(r, k)) {
+      f.object(*h, k);
+      for (const auto& [name, v] : h->items()) numbers(v, JsonFields::join(k, name));
+    }
+  for (const char* k : {"cores", "clusters", "violations", "traps", "diagnostics", "markers", "faults", "undefined_results"})
+    if (const Json* v = opt(r, k)) list_of_objects(*v, k);
+  for (const char* k : {"layout_warnings", "warnings"})
+    if (const Json* v = opt(r, k)) {
+      f.list(*v, k);
+      for (size_t i = 0; i < v->size(); ++i) f.string((*v)[i], JsonFields::index(k, i));
+    }
+  if (const Json* d = opt(r, "dma")) {
+    f.object(*d, "dma");
+    if (const Json* c = opt(*d, "channels")) list_of_objects(*c, "dma.channels");
+  }
+  for (const char* k : {"stack", "l3"})
+    if (const Json* v = opt(r, k)) f.object(*v, k);
+  if (const Json* v = opt(r, "interrupted")) f.string(*v, "interrupted");
+}
+
 }  // namespace
 
-Json load_run_data(const std::string& report_path, const std::string& trace_path, const HtmlLimits& lim) {
-  const std::string text = read_all(report_path, "report");
-  Json report;
-  try {
-    report = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    fail(report_path, line_of(text, e.byte), std::string("not valid JSON: ") + e.what());
-  } catch (const Json::exception& e) {  // a number beyond a double
-    fail(report_path, 0, std::string("not readable JSON: ") + e.what());
-  }
+Json report_from_text(const std::string& text, const std::string& file) {
+  Json report = parse_ordered_json_input(text, file);
   if (!report.is_object() || !report.contains("npusim_report_version"))
-    fail(report_path, 1, "not a npusim report (no \"npusim_report_version\"; docs/report.md)");
-  if (report["npusim_report_version"] != 1)
-    fail(report_path, 1, "unsupported npusim_report_version " + report["npusim_report_version"].dump() + " (this npusim reads 1)");
-  return run_data(std::move(report), report_path, trace_path, lim);
+    fail(file, 1, "not a npusim report (no \"npusim_report_version\"; docs/report.md)");
+  check_report(report, file);
+  return report;
+}
+
+Json trace_from_stream(std::istream& in, const std::string& file, const HtmlLimits& lim) {
+  return read_trace_stream(in, file, lim, lim.fast_scan);
+}
+
+Json load_run_data(const std::string& report_path, const std::string& trace_path, const HtmlLimits& lim) {
+  return run_data(report_from_text(read_all(report_path, "report"), report_path), report_path, trace_path, lim);
 }
 
 Json run_data(Json report, const std::string& report_label, const std::string& trace_path, const HtmlLimits& lim) {

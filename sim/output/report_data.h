@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <istream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +21,16 @@ struct HtmlLimits {
 };
 
 // Reads REPORT.json (required) and TRACE.json (optional: empty path) into the page's data of
-// one run. Throws std::runtime_error naming the file, the line and the offending value for a
-// file that cannot be read or is not a npusim report / Chrome trace.
+// one run. Throws std::runtime_error (an InputError for most) naming the file, the line, the
+// field and the offending value for a file that cannot be read, is nested deeper than 64
+// levels, is larger than the input limit, or is not a npusim report (a member of another type
+// than docs/report.md says) / Chrome trace.
 nlohmann::ordered_json load_run_data(const std::string& report_path, const std::string& trace_path,
                              const HtmlLimits& limits = {});
+// The readers behind load_run_data on text in memory (the fuzzers use them): a report's text
+// parsed and checked field by field, and a trace from a stream. Errors as load_run_data's.
+nlohmann::ordered_json report_from_text(const std::string& text, const std::string& file);
+nlohmann::ordered_json trace_from_stream(std::istream& in, const std::string& file, const HtmlLimits& limits = {});
 // The same for a report already in memory (`npusim run --html`); `report_label` names it.
 nlohmann::ordered_json run_data(nlohmann::ordered_json report, const std::string& report_label,
                                 const std::string& trace_path, const HtmlLimits& limits = {});

@@ -6,6 +6,10 @@
 #include <fstream>
 
 #include "sim/input/input_error.h"  // InputError
+#include "sim/input/json_fields.h"
+#include "sim/input/json_input.h"
+#include "sim/input/yaml_input.h"   // input_file_problem
+#include "sim/tools/sweep.h"        // kMaxSweepPoints
 #include "sim/output/html_report.h"
 
 namespace npusim::sim {
@@ -23,11 +27,17 @@ std::string excerpt(const std::string& line) {
 
 nlohmann::ordered_json load_sweep_data(const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / "results.jsonl").string();
-  std::ifstream in(path);
-  if (!in)
+  if (const std::string why = input_file_problem(dir); why == "does not exist" || !input_file_problem(path).empty())
     throw InputError(path, 0, dir,
-                     "cannot open the sweep's results (run `npusim sweep` into this directory, or "
-                     "`npusim sweep --collect DIR` after a Slurm run)");
+                     fmt::format("{} (run `npusim sweep` into this directory, or `npusim sweep --collect DIR` after a "
+                                 "Slurm run)", why == "does not exist" ? "no such sweep directory" :
+                                 "results.jsonl " + input_file_problem(path)));
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, dir, "cannot open the sweep's results");
+  return sweep_data_from_stream(in, path, dir);
+}
+
+nlohmann::ordered_json sweep_data_from_stream(std::istream& in, const std::string& path, const std::string& dir) {
   nlohmann::ordered_json params = nlohmann::ordered_json::array(), metrics = nlohmann::ordered_json::array();
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   std::string line;
@@ -35,17 +45,32 @@ nlohmann::ordered_json load_sweep_data(const std::string& dir) {
   while (std::getline(in, line)) {
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto row = nlohmann::ordered_json::parse(line, nullptr, false);
-    if (row.is_discarded() || !row.is_object())
+    if (points.size() >= sweep::kMaxSweepPoints)
+      throw InputError(path, n, "", fmt::format("more than {} points (the most one sweep has)", sweep::kMaxSweepPoints));
+    nlohmann::ordered_json row;
+    try {
+      row = parse_ordered_json_input(line, path);
+    } catch (const InputError&) {
       throw InputError(path, n, excerpt(line), "not a JSON object (a line of results.jsonl)");
+    }
+    if (!row.is_object()) throw InputError(path, n, excerpt(line), "not a JSON object (a line of results.jsonl)");
     for (const char* k : {"point", "status", "message"})
       if (!row.contains(k))
         throw InputError(path, n, excerpt(line), fmt::format("no \"{}\" member: not a line of results.jsonl", k));
+    // The members the page reads, type by type.
+    const JsonFields f(fmt::format("{}:{}", path, n));
+    f.integer(row["point"], "point", 0, INT64_MAX);
+    f.string(row["status"], "status");
+    if (!row["message"].is_null()) f.string(row["message"], "message");
+    if (row.contains("scenario") && !row["scenario"].is_null()) f.string(row["scenario"], "scenario");
+    if (row.contains("rep") && !row["rep"].is_null()) f.integer(row["rep"], "rep", 0, UINT32_MAX);
     // Members in the documented order: point, scenario, rep, [seed,] swept keys, status,
     // exit_code, host_time_s, message, metrics.
     enum { kHead, kParams, kTail, kMetrics } part = kHead;
-    nlohmann::ordered_json p{{"point", row["point"]}, {"scenario", row.value("scenario", "")},
-                             {"rep", row.value("rep", 0)}, {"status", row["status"]},
+    nlohmann::ordered_json p{{"point", row["point"]},
+                             {"scenario", row.contains("scenario") && row["scenario"].is_string() ? row["scenario"] : nlohmann::ordered_json("")},
+                             {"rep", row.contains("rep") && row["rep"].is_number() ? row["rep"] : nlohmann::ordered_json(0)},
+                             {"status", row["status"]},
                              {"params", nlohmann::ordered_json::object()},
                              {"metrics", nlohmann::ordered_json::object()}};
     nlohmann::ordered_json names_p = nlohmann::ordered_json::array(), names_m = nlohmann::ordered_json::array();
@@ -61,7 +86,7 @@ nlohmann::ordered_json load_sweep_data(const std::string& dir) {
         names_p.push_back(k);
       } else if (part == kMetrics) {
         if (!v.is_number() && !v.is_null())
-          throw InputError(path, n, k + "=" + v.dump(), "a metric that is not a number");
+          throw InputError(path, n, k + "=" + json_excerpt(v), "a metric that is not a number");
         p["metrics"][k] = v;
         names_m.push_back(k);
       }

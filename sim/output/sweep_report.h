@@ -2,6 +2,7 @@
 // results against every swept parameter, as one self-contained HTML page.
 #pragma once
 
+#include <istream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,8 @@ namespace npusim::sim {
 // InputError naming the file, line and value for a missing file, a line that is not a JSON
 // object or one without those members.
 nlohmann::ordered_json load_sweep_data(const std::string& dir);
+// The same from a stream of results.jsonl lines named `path` (the fuzzer uses it).
+nlohmann::ordered_json sweep_data_from_stream(std::istream& in, const std::string& path, const std::string& dir);
 
 // The page for `data` (load_sweep_data).
 std::string sweep_html(const nlohmann::ordered_json& data);

@@ -1,6 +1,8 @@
 #include "sim/output/vcd_writer.h"
 #include "sim/output/live_files.h"
 
+#include <exception>
+
 #include <fmt/compile.h>
 
 #include <cctype>
@@ -68,16 +70,26 @@ struct Scope {
 
 }  // namespace
 
-VcdWriter::VcdWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_)
-    throw std::runtime_error(
-        fmt::format("cannot open VCD file '{}': {}", path, std::strerror(errno)));
+VcdWriter::VcdWriter(const std::string& path) : VcdWriter(OutputPath{"VCD file", path, {}}) {}
+
+VcdWriter::VcdWriter(const OutputPath& out)
+    : path_(out.path), out_(std::make_unique<OutputFile>(out)), unwinding_(std::uncaught_exceptions()) {
+  file_ = out_->stream();
   LiveFiles<VcdWriter>::add(this);
 }
 
 VcdWriter::~VcdWriter() {
   LiveFiles<VcdWriter>::remove(this);
+  if (!out_) return;
+  if (std::uncaught_exceptions() > unwinding_) {
+    // On an exception's way out: completed and parked; the command publishes or removes it.
+    try {
+      finish_text(std::nullopt);
+    } catch (const std::exception&) {
+    }
+    out_->park();
+    return;
+  }
   try {
     close();
   } catch (const std::exception&) {
@@ -253,44 +265,40 @@ void VcdWriter::change_real(uint64_t time_ps, Signal s, double value) {
 }
 
 void VcdWriter::spill() {
-  if (buf_.size() == 0) return;
-  const size_t want = buf_.size();
-  const size_t n = std::fwrite(buf_.data(), 1, want, file_);
+  if (buf_.size() == 0 || !file_) return;
+  try {
+    out_->write(std::string_view(buf_.data(), buf_.size()));
+  } catch (const std::exception&) {
+    file_ = nullptr;  // kept by the OutputFile: no more changes are written; close() throws it
+  }
   buf_.clear();
-  if (n != want)
-    throw std::runtime_error(
-        fmt::format("cannot write VCD file '{}': {}", path_, std::strerror(errno)));
 }
 
 void VcdWriter::flush() {
-  if (!file_) return;
+  if (!out_) return;
   spill();
-  if (std::fflush(file_) != 0)
-    throw std::runtime_error(
-        fmt::format("cannot write VCD file '{}': {}", path_, std::strerror(errno)));
+  out_->flush();
+}
+
+void VcdWriter::finish_text(std::optional<uint64_t> end_time_ps) {
+  if (!file_) return;
+  if (!header_written_) write_header();
+  if (end_time_ps && written_time_ != *end_time_ps)
+    fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("#{}\n"), *end_time_ps);
+  spill();
+  file_ = nullptr;
+  buf_.clear();
 }
 
 void VcdWriter::close(std::optional<uint64_t> end_time_ps) {
-  if (!file_) return;
+  if (!out_) return;
   if (end_time_ps && *end_time_ps < now_ps_)
     throw std::logic_error(
         fmt::format("VCD file '{}': end time {} ps is before the latest time reported, {} ps",
                     path_, *end_time_ps, now_ps_));
-  std::FILE* f = file_;
-  std::string error;
-  try {
-    if (!header_written_) write_header();
-    if (end_time_ps && written_time_ != *end_time_ps)
-      fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("#{}\n"), *end_time_ps);
-    flush();
-  } catch (const std::runtime_error& e) {
-    error = e.what();
-  }
-  file_ = nullptr;
-  buf_.clear();
-  if (std::fclose(f) != 0 && error.empty())
-    error = fmt::format("cannot close VCD file '{}': {}", path_, std::strerror(errno));
-  if (!error.empty()) throw std::runtime_error(error);
+  finish_text(end_time_ps);
+  const std::unique_ptr<OutputFile> out = std::move(out_);  // closed from here on
+  out->commit();  // the first write error, if any: the destination is then untouched
 }
 
 }  // namespace npusim::sim

@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "sim/output/output_paths.h"
 
 namespace npusim::sim {
 
@@ -25,9 +28,13 @@ class VcdWriter {
     int index = -1;
   };
 
-  // Opens (truncates) `path`. Throws std::runtime_error naming the path if it cannot.
-  explicit VcdWriter(const std::string& path);
-  ~VcdWriter();  // close(); errors are swallowed
+  // Opens the output (sim/output/output_paths.h: a temporary file beside it, renamed into place
+  // by close()). Throws InputError naming the option and the path if it cannot.
+  explicit VcdWriter(const OutputPath& out);
+  explicit VcdWriter(const std::string& path);  // named "VCD file" in messages
+  // close(); errors are swallowed. On an exception's way out the file is completed and
+  // parked (OutputFile::park): the command publishes it or, for bad input, removes it.
+  ~VcdWriter();
   VcdWriter(const VcdWriter&) = delete;
   VcdWriter& operator=(const VcdWriter&) = delete;
 
@@ -64,9 +71,11 @@ class VcdWriter {
 
   void flush();
   // Writes the header if it was not yet written, a final `#end_time_ps` line if given (so
-  // viewers show the last values until then), and closes the file. Idempotent; throws
-  // std::runtime_error on a write error (the file is closed anyway) and std::logic_error if
-  // end_time_ps is before the latest time reported.
+  // viewers show the last values until then), closes the file and puts it in place.
+  // Idempotent. A write error stops the writing when it happens (later changes are dropped)
+  // and close() throws it, an InputError naming the option, the path and the reason (the file
+  // is closed anyway, the destination untouched); std::logic_error if end_time_ps is before
+  // the latest time reported.
   void close(std::optional<uint64_t> end_time_ps = std::nullopt);
   bool is_open() const { return file_ != nullptr; }
   // Value changes written so far (the initial $dumpvars values not counted).
@@ -91,10 +100,13 @@ class VcdWriter {
   void change_real(uint64_t time_ps, Signal s, double value);
   void advance(uint64_t time_ps, const Var& v);  // ordering check and `#time` when needed
   void write_header();
-  void spill();
+  void spill();  // buffer -> file; a write error is kept by out_ and closes file_
+  void finish_text(std::optional<uint64_t> end_time_ps);
 
   std::string path_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<OutputFile> out_;  // null once closed
+  std::FILE* file_ = nullptr;        // out_'s stream while changes are written
+  int unwinding_ = 0;                // std::uncaught_exceptions() at construction
   fmt::memory_buffer buf_;
   std::vector<Var> vars_;
   std::map<std::string, int> by_name_;

@@ -7,8 +7,8 @@
 namespace npusim::sim {
 
 const char* npusim_version();       // "0.1.0"
-const char* npusim_git_describe();  // "fc0a475-dirty", or "" outside a git checkout
-// "0.1.0 (git fc0a475-dirty)" or "0.1.0".
+const char* npusim_git_describe();  // "<short hash>-dirty", or "" outside a git checkout
+// "0.1.0 (git <short hash>-dirty)" or "0.1.0".
 std::string version_string();
 
 }  // namespace npusim::sim

@@ -225,18 +225,23 @@ NPU.heapMap = function (parent, o) {
 };
 
 // Vertical bars: items [{label, values: [v per series]}], series names.
+// o.stacked: each item's values stacked in one bar (parts of a whole), else side by side.
 NPU.bars = function (parent, o) {
   var f = NPU.frame(parent, {id: o.id, title: o.title, height: o.height || 200, width: o.width || 520});
   var series = o.series || ["value"];
   var x0 = d3.scale.ordinal().domain(o.items.map(function (d) { return d.label; })).rangeRoundBands([0, f.w], 0.15);
-  var x1 = d3.scale.ordinal().domain(d3.range(series.length)).rangeRoundBands([0, x0.rangeBand()], 0.05);
-  var max = d3.max(o.items, function (d) { return d3.max(d.values); }) || 1;
+  var x1 = d3.scale.ordinal().domain(d3.range(o.stacked ? 1 : series.length)).rangeRoundBands([0, x0.rangeBand()], 0.05);
+  var max = d3.max(o.items, function (d) { return o.stacked ? d3.sum(d.values) : d3.max(d.values); }) || 1;
   var y = d3.scale.linear().domain([0, o.max || max]).nice().range([f.h, 0]);
   var flat = [];
-  o.items.forEach(function (d) { d.values.forEach(function (v, i) { flat.push({label: d.label, s: i, v: v}); }); });
+  o.items.forEach(function (d) {
+    var below = 0;
+    d.values.forEach(function (v, i) { flat.push({label: d.label, s: i, v: v, below: below}); if (o.stacked) below += v; });
+  });
   var rect = f.plot.selectAll("rect.vbar").data(flat).enter().append("rect").attr("class", "vbar")
-    .attr("x", function (d) { return x0(d.label) + x1(d.s); }).attr("width", Math.max(1, x1.rangeBand()))
-    .attr("y", function (d) { return y(d.v); }).attr("height", function (d) { return Math.max(0, f.h - y(d.v)); })
+    .attr("x", function (d) { return x0(d.label) + x1(o.stacked ? 0 : d.s); }).attr("width", Math.max(1, x1.rangeBand()))
+    .attr("y", function (d) { return y(d.below + d.v); })
+    .attr("height", function (d) { return Math.max(0, y(d.below) - y(d.below + d.v)); })
     .style("fill", function (d) { return NPU.color(d.s); })
     .on("mousemove", function (d) { NPU.showTip(d.label + " " + series[d.s] + ": " + (o.fmt || NPU.fmtNum)(d.v)); })
     .on("mouseout", NPU.hideTip);

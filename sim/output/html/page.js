@@ -94,6 +94,11 @@
         [{text: "report / trace"}, {text: run.d.report_file + " / " + (run.d.trace_file || "no trace given")}]
       ], "kv");
       if (o.fault) el(c, "div", "fault", "fault: " + (o.fault.kind || "") + ": " + (o.fault.message || ""));
+      var kc = (r.op || {}).kernel_code;
+      if (kc && kc.timed === false)
+        el(c, "p", "warn", "kernel code not modelled: " + (r.op.kernel || "the kernel") + " was built without the npusim " +
+           "kernel-cost pass, so its own arithmetic, loops and TCM/stack accesses took no simulated time; build it " +
+           "with `npusim op build` (or npusim_add_custom_op) to time them");
       el(c, "h3", "", "Expectations");
       var ex = o.expectations || [];
       if (!ex.length) el(c, "p", "note", "none (a fault or a violation fails the run)");
@@ -125,6 +130,7 @@
 
     heapsSection(runs, end, width);
     memoriesSection(runs, end, width);
+    energySection(runs, end, width);
     dmaSection(runs, width);
     faultsSection(runs);
     stackSection(runs, width);
@@ -138,11 +144,27 @@
     }
     return null;
   }
-  function overlaps(r) {
-    return (r.layout_warnings || []).map(function (w) {
+  // Address ranges to shade on heap `h`'s map: the layout lint's overlaps; on a torch op's
+  // dataram heaps, the heap header when it lies inside the pool.
+  function overlaps(r, h) {
+    var out = (r.layout_warnings || []).map(function (w) {
       var m = /in \[0x([0-9a-f]+), 0x([0-9a-f]+)\)/.exec(w);
       return m ? [parseInt(m[1], 16), parseInt(m[2], 16), w] : null;
     }).filter(function (x) { return x; });
+    var dl = r.dataram_layout;
+    if (dl && dl.header_in_pool && /_dataram$/.test(h))
+      out.push([dl.heap_header[0], dl.heap_header[1], "the dataram heap header (" + dl.name + " layout) lies inside the pool"]);
+    return out;
+  }
+  // Objects of one run side by side: a row per numeric field, a column per object.
+  function sideTable(parent, names, objs) {
+    var keys = [];
+    objs.forEach(function (o) {
+      Object.keys(o || {}).forEach(function (k) { if (keys.indexOf(k) < 0 && typeof o[k] !== "object") keys.push(k); });
+    });
+    return table(parent, [""].concat(names), keys.map(function (k) {
+      return [{text: k}].concat(objs.map(function (o) { return o && o[k] !== undefined ? o[k] : {text: ""}; }));
+    }), "values");
   }
 
   function heapsSection(runs, end, width) {
@@ -154,10 +176,13 @@
     });
     if (!names.length) return;
     var s = section("Heaps", "heaps");
+    // One run: every heap's counters in one table; two runs: each heap's, A against B.
+    if (runs.length === 1 && Object.keys(runs[0].r.heaps || {}).length)
+      sideTable(s, Object.keys(runs[0].r.heaps), Object.keys(runs[0].r.heaps).map(function (h) { return runs[0].r.heaps[h]; }));
     names.forEach(function (h) {
       el(s, "h3", "", "heap " + h);
       var rh = runs.map(function (run) { return (run.r.heaps || {})[h]; });
-      if (rh.some(function (x) { return x; })) valueTable(s, null, rh.map(function (x) { return x || {}; }));
+      if (runs.length > 1 && rh.some(function (x) { return x; })) valueTable(s, null, rh.map(function (x) { return x || {}; }));
       columns(s, runs, function (c, run) {
         var th = run.t ? run.t.heaps[h] : null, rep = (run.r.heaps || {})[h];
         var bytes = counter(run, "heaps", h + " bytes");
@@ -173,7 +198,7 @@
           if (th.n > th.blocks.length / 5)
             el(c, "p", "note", "heap map: the " + th.blocks.length / 5 + " longest-lived of " + th.n + " blocks");
           NPU.heapMap(c, {id: run.id + "-heapmap-" + h, title: "heap map: address x time", blocks: th.blocks, pool: th.pool,
-                          failed: th.failed, badFrees: th.bad_frees, overlaps: overlaps(run.r), end: end});
+                          failed: th.failed, badFrees: th.bad_frees, overlaps: overlaps(run.r, h), end: end});
         } else if (!run.t) {
           el(c, "p", "note", "no trace given: no occupancy over time, no heap map");
         }
@@ -186,7 +211,8 @@
     columns(s, runs, function (c, run) {
       var mems = run.r.memories || (run.r.l3 ? {l3: run.r.l3} : {});
       Object.keys(mems).forEach(function (m) {
-        el(c, "h3", "", m + (mems[m].row_hit_rate !== undefined ? " (row-hit rate " + (100 * mems[m].row_hit_rate).toFixed(1) + " %)" : ""));
+        var opened = (mems[m].row_hits || 0) + (mems[m].row_misses || 0) + (mems[m].row_conflicts || 0);
+        el(c, "h3", "", m + (opened > 0 ? " (row-hit rate " + (100 * mems[m].row_hit_rate).toFixed(1) + " %)" : ""));
         var bw = counter(run, "memories", m + " bandwidth");
         if (bw) NPU.lines(c, {id: run.id + "-mem-" + m + "-bandwidth", title: "bandwidth over time (GB/s)", width: width,
                               series: [{name: "GB/s", pts: bw.series["GB/s"] || []}], end: end, link: "time"});
@@ -199,7 +225,7 @@
                                            {label: "conflicts", values: [mems[m].row_conflicts]}]});
       });
       if (!Object.keys(mems).length && !run.r.clusters)
-        el(c, "p", "note", "this kind of run reports its memory traffic as totals only (Metrics: hbm.bytes, hbm.requests, tcm.peak_used)");
+        el(c, "p", "note", "this report has no per-memory statistics (the Metrics table has its totals)");
       var clusters = run.r.clusters || [];
       clusters.forEach(function (cl) {
         el(c, "h3", "", "TCDM of cluster " + cl.cluster + " (" + ((cl.tcdm || {}).conflicts || 0) + " bank conflicts)");
@@ -218,10 +244,49 @@
                                                   items: byBank.map(function (v, i) { return {label: String(i), values: [v]}; })});
       });
     });
-    if (runs.some(function (x) { return x.r.memories; }))
+    // One run: every memory's counters in one table (bytes per memory); two runs: A against B.
+    if (runs.length === 1 && Object.keys(runs[0].r.memories || {}).length) {
+      el(s, "h3", "", "counters per memory");
+      var mm = runs[0].r.memories;
+      sideTable(s, Object.keys(mm), Object.keys(mm).map(function (m) { return mm[m]; }));
+    } else if (runs.some(function (x) { return x.r.memories; })) {
       Object.keys(runs[0].r.memories || {}).forEach(function (m) {
-        valueTable(s, m + (runs.length > 1 ? " (B - A)" : ""), runs.map(function (x) { return (x.r.memories || {})[m] || {}; }));
+        valueTable(s, m + " (B - A)", runs.map(function (x) { return (x.r.memories || {})[m] || {}; }));
       });
+    }
+  }
+
+  // The report's `energy` (docs/energy.md): by component and part, and the memories' power
+  // over time.
+  function energySection(runs, end, width) {
+    if (!runs.some(function (x) { return x.r.energy; })) return;
+    var s = section("Energy", "energy");
+    columns(s, runs, function (c, run) {
+      var e = run.r.energy;
+      if (!e) { el(c, "p", "note", "no energy in this report"); return; }
+      el(c, "p", "", "total " + (e.total_pj / 1e6).toPrecision(4) + " \u00b5J, " + e.average_power_mw.toPrecision(4) +
+         " mW on average over " + NPU.fmtUs(e.duration_ns / 1000));
+      var comps = (e.components || []).filter(function (x) { return x.total_pj > 0; });
+      var parts = [];
+      comps.forEach(function (x) { Object.keys(x.parts).forEach(function (p) { if (parts.indexOf(p) < 0) parts.push(p); }); });
+      if (comps.length)
+        NPU.bars(c, {id: run.id + "-energy-components", title: "energy by component and part (pJ)", width: width, series: parts,
+                     items: comps.map(function (x) { return {label: x.name, values: parts.map(function (p) { return x.parts[p] || 0; })}; })});
+      var series = [];
+      (e.components || []).forEach(function (x) {
+        if (!x.power_mw || !x.power_mw.values.length) return;
+        var pts = [];
+        x.power_mw.values.forEach(function (v, i) { pts.push(i * x.power_mw.window_ns / 1000, v); });
+        series.push({name: x.name, pts: pts});
+      });
+      if (series.length)
+        NPU.lines(c, {id: run.id + "-energy-power", title: "memory power over time (mW)", width: width, series: series,
+                      end: end, link: "time"});
+      if (comps.length)
+        table(c, ["component", "kind", "pJ", "average mW"], comps.map(function (x) {
+          return [{text: x.name}, {text: x.kind}, x.total_pj, x.average_power_mw];
+        }), "values");
+    });
   }
 
   function dmaSection(runs, width) {
@@ -236,13 +301,28 @@
       if (ch.length) {
         NPU.bars(c, {id: run.id + "-dma-bytes", title: "bytes per DMA channel", width: width,
                      items: ch.map(function (x) { return {label: String(x.channel), values: [x.bytes || 0]}; }), fmt: NPU.fmtBytes});
-        valueTable(c, "DMA channels", ch);
+        // One row per channel (the table of one run; valueTable's columns are runs).
+        var chKeys = [];
+        ch.forEach(function (x) {
+          Object.keys(x).forEach(function (k) {
+            if (chKeys.indexOf(k) < 0 && (x[k] === null || typeof x[k] !== "object")) chKeys.push(k);
+          });
+        });
+        el(c, "h3", "", "DMA channels");
+        table(c, chKeys, ch.map(function (x) {
+          return chKeys.map(function (k) { return typeof x[k] === "number" ? x[k] : {text: x[k] === undefined || x[k] === null ? "" : String(x[k])}; });
+        }), "values");
       }
       var cores = run.r.cores || [];
       if (cores.length && cores[0].breakdown_cycles) {
+        // torch ops: where each core's time goes; the kinds add up to the core's cycles.
         var kinds = Object.keys(cores[0].breakdown_cycles);
-        NPU.bars(c, {id: run.id + "-core-breakdown", title: "cycles per core by kind", width: width, series: kinds,
+        NPU.bars(c, {id: run.id + "-core-breakdown", title: "cycles per core by kind (stacked: the core's cycles)", width: width,
+                     series: kinds, stacked: true,
                      items: cores.map(function (x) { return {label: String(x.core), values: kinds.map(function (k) { return x.breakdown_cycles[k]; })}; })});
+        table(c, ["core"].concat(kinds, ["cycles"]), cores.map(function (x) {
+          return [{text: String(x.core)}].concat(kinds.map(function (k) { return x.breakdown_cycles[k]; }), [x.cycles]);
+        }), "values");
       }
       if (cores.length) table(c, Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; }),
         cores.map(function (x) { return Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; })
@@ -285,7 +365,16 @@
     var s = section("Stack high-water per core", "stack");
     columns(s, runs, function (c, run) {
       var st = run.r.stack;
-      if (st) {
+      if (st && st.cores) {
+        // torch ops: each GPSIMD core's kernel stack (measured on the host at every library call
+        // and element access) and the library calls' frames on its local and HBM stacks.
+        NPU.bars(c, {id: run.id + "-stack", title: "GPSIMD cores: bytes", width: Math.min(width, 520), fmt: NPU.fmtBytes,
+                     series: ["kernel stack high-water (host-measured)", "library frames, local stack", "library frames, HBM stack"],
+                     items: st.cores.map(function (x) {
+                       return {label: String(x.core), values: [x.kernel_high_water, x.high_water, x.hbm_high_water]}; })});
+        el(c, "p", "note", "limit " + NPU.fmtBytes(st.limit) + " per core (STACK_SIZE, else the core's local stack)" +
+           (st.cores.some(function (x) { return x.hbm_stack_size; }) ? "; HBM stacks of " + NPU.fmtBytes(st.cores[0].hbm_stack_size) : ""));
+      } else if (st) {
         NPU.bars(c, {id: run.id + "-stack", title: "mgmt_core: bytes", width: Math.min(width, 520), fmt: NPU.fmtBytes,
                      series: ["local stack high-water", "HBM stack high-water", "HBM stack size"],
                      items: [{label: "mgmt_core", values: [st.high_water, st.hbm_high_water, st.hbm_stack_size]}]});

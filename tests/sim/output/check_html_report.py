@@ -79,6 +79,20 @@ def expected_charts(report, idx, traced):
     return ids
 
 
+def expected_marks(report, idx):
+    """Marks some charts must draw, counted from the report: a torch run's bars of each core's
+    time by kind (every kind of every core) and of each core's stack."""
+    r = "r%d-" % idx
+    marks = {}
+    cores = report.get("cores") or []
+    if cores and "breakdown_cycles" in cores[0]:
+        marks[r + "core-breakdown"] = sum(len(c["breakdown_cycles"]) for c in cores)
+    stack = report.get("stack") or {}
+    if "cores" in stack:
+        marks[r + "stack"] = 3 * len(stack["cores"])
+    return marks
+
+
 def sweep_charts(results):
     """Chart ids the sweep page must draw: each metric that varies against each swept key."""
     safe = lambda s: re.sub(r"[^A-Za-z0-9_-]", "_", s)
@@ -111,7 +125,7 @@ def load_in_chromium(a, html):
     if not m:
         fail("no #npusim-check element in the loaded page (the script did not run?)")
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
-    return attrs, m.group(2)
+    return attrs, m.group(2), p.stdout
 
 
 def main():
@@ -165,18 +179,32 @@ def main():
         page = page[:at] + "\n<script>" + a.inject_js + "</script>" + page[at:]
         with open(html, "w", encoding="utf-8") as f:
             f.write(page)
-    attrs, errors = load_in_chromium(a, html)
+    attrs, errors, dom = load_in_chromium(a, html)
     if attrs.get("data-status") != "ok":
         fail("the page's own check says %r: %s\ncharts: %s" % (attrs.get("data-status"), errors.strip(), attrs.get("data-charts")))
     charts = dict(c.split(":", 1) for c in attrs.get("data-charts", "").split())
+    marks = {}
     for i, (rep, traced) in enumerate(runs):
         want += expected_charts(json.load(open(rep)), i, traced)
+        marks.update(expected_marks(json.load(open(rep)), i))
     for cid in want:
         if cid not in charts:
             fail("chart %s is missing (drawn: %s)" % (cid, " ".join(sorted(charts))))
         drawn, expected = charts[cid].split("/")
         if int(drawn) == 0 or drawn != expected:
             fail("chart %s drew %s of %s marks" % (cid, drawn, expected))
+    for cid, n in marks.items():
+        if cid not in charts:
+            fail("chart %s is missing (drawn: %s)" % (cid, " ".join(sorted(charts))))
+        if charts[cid].split("/")[0] != str(n):
+            fail("chart %s drew %s marks; the report calls for %d" % (cid, charts[cid].split("/")[0], n))
+    # The A / B / B - A / change columns belong to a comparison of two runs; a page of one run
+    # has one value column per table.
+    compare_heads = re.findall(r'<th[^>]*>(?:B - A|change)</th>', dom)
+    if len(runs) == 1 and compare_heads:
+        fail("a page of one run shows a comparison's columns (%s)" % ", ".join(sorted(set(compare_heads))))
+    if len(runs) == 2 and not compare_heads:
+        fail("a comparison of two runs shows no B - A column")
     print("ok: %s: %d charts, rendered in %s ms, %d bytes" % (html, len(charts), attrs.get("data-render-ms"), len(page)))
 
 

@@ -3,8 +3,8 @@
 # own check, or on a missing chart (check_html_report.py). One ctest test per page.
 # Bad input to `npusim report` (no browser needed): file, line and value, exit 2.
 set(html_x ${CMAKE_CURRENT_BINARY_DIR}/cli_report.html)
-npusim_cli_test(report_missing 2 "cannot open report 'nope.json'" report nope.json --html ${html_x})
-npusim_cli_test(report_bad_json 2 "tests/data/bad_report.json:3: not valid JSON" report tests/data/bad_report.json --html ${html_x})
+npusim_cli_test(report_missing 2 "nope.json: the report file does not exist .at 'nope.json'." report nope.json --html ${html_x})
+npusim_cli_test(report_bad_json 2 "tests/data/bad_report.json:3:24: not valid JSON: invalid literal .at .oops}.." report tests/data/bad_report.json --html ${html_x})
 npusim_cli_test(report_not_a_report 2 "tests/data/not_a_report.json:1: not a npusim report" report tests/data/not_a_report.json --html ${html_x})
 npusim_cli_test(report_bad_trace 2 "tests/data/bad_trace.json:3: not a trace event: '{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":oops}'"
                 report tests/golden/default.report.json --trace tests/data/bad_trace.json --html ${html_x})
@@ -15,7 +15,7 @@ npusim_cli_test(report_three 2 "REPORT" report tests/golden/default.report.json 
                 tests/golden/default.report.json --html ${html_x})
 npusim_cli_test(run_html_unwritable 2 "/nonexistent/r.html" run scenarios/stack_overflow.yaml --html /nonexistent/r.html)
 # Bad input to `npusim report --sweep`: exit 2 naming the file (and line).
-npusim_cli_test(report_sweep_missing 2 "nope/results.jsonl: cannot open the sweep's results" report --sweep nope --html ${html_x})
+npusim_cli_test(report_sweep_missing 2 "nope/results.jsonl: no such sweep directory" report --sweep nope --html ${html_x})
 npusim_cli_test(report_sweep_bad_line 2 "tests/data/bad_sweep/results.jsonl:2: not a JSON object .a line of results.jsonl. .at '..point.:1,'"
                 report --sweep tests/data/bad_sweep --html ${html_x})
 npusim_cli_test(report_sweep_and_report 2 "give either --sweep DIR or REPORT files" report tests/golden/default.report.json
@@ -68,7 +68,8 @@ npusim_html_test(snitch_dma_tiling run scenarios/snitch/dma_tiling.yaml)
 npusim_html_test(torch_relu_multicore run scenarios/torch_relu_multicore.yaml)
 
 # The checker itself: a broken page must fail it (a console message; a heap map whose data is
-# gone; a block whose time is not a number).
+# gone; a block whose time is not a number; a torch page without a kind of a core's time or
+# without its dataram heap map).
 # (No semicolons: they would split the CMake argument; the comma operator chains instead.)
 set(html_broken_data "var e=document.getElementById('npusim-data'),d=JSON.parse(e.textContent)")
 npusim_html_test(console_message single scenarios/dataram_fragmentation.yaml --inject-js "console.log('x')")
@@ -76,6 +77,13 @@ npusim_html_test(heap_map_missing single scenarios/dataram_fragmentation.yaml
                  --inject-js "${html_broken_data},x=(d.runs[0].trace.heaps={},e.textContent=JSON.stringify(d))")
 npusim_html_test(block_not_a_number single scenarios/dataram_fragmentation.yaml
                  --inject-js "${html_broken_data},x=(d.runs[0].trace.heaps.dataram.blocks[2]='x',e.textContent=JSON.stringify(d))")
+# A torch page that leaves out a kind of one core's time, and one whose dataram heap map has no data.
+npusim_html_test(torch_kind_missing single scenarios/torch_relu_multicore.yaml
+                 --inject-js "${html_broken_data},x=(delete d.runs[0].report.cores[0].breakdown_cycles.library,e.textContent=JSON.stringify(d))")
+npusim_html_test(torch_heap_map_missing single scenarios/torch_relu_tcm.yaml
+                 --inject-js "${html_broken_data},x=(delete d.runs[0].trace.heaps.core0_dataram,e.textContent=JSON.stringify(d))")
+set_tests_properties(html.single.torch_kind_missing PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart r0-core-breakdown drew 40 marks. the report calls for 48")
+set_tests_properties(html.single.torch_heap_map_missing PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart r0-heapmap-core0_dataram is missing")
 set_tests_properties(html.single.console_message PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: console messages.*\"x\"")
 set_tests_properties(html.single.heap_map_missing PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: chart r0-heapmap-dataram is missing")
 set_tests_properties(html.single.block_not_a_number PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: .*attribute x: Expected length, .NaN")

@@ -75,5 +75,5 @@ TEST_CASE("sweep report data: bad results.jsonl names the file, line and value",
       return std::string(e.what());
     }
     return std::string("no error");
-  }(), Catch::Contains("/nonexistent-sweep/results.jsonl: cannot open the sweep's results"));
+  }(), Catch::Contains("/nonexistent-sweep/results.jsonl: no such sweep directory"));
 }

@@ -39,7 +39,7 @@ class IntArrayRef {
   IntArrayRef() = default;
   // A braced list of sizes. As in c10, an int64_t list must outlive the reference (a braced
   // list in a call does). A list of another integral type ({num_elem} with a size_t) is
-  // copied, up to kMaxDims sizes: on the ILP32 device it widens to int64_t (issue 16).
+  // copied, up to kMaxDims sizes: on the ILP32 device it widens to int64_t.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
@@ -287,7 +287,7 @@ class TensorAccessor {
 namespace detail {
 // Closing a stream at scope exit: a fault is thrown like any other (the destructors are
 // noexcept(false)), unless the scope is already being left by an exception, whose report
-// stands (issue 16).
+// stands.
 void stream_close_at_scope_exit(int slot) noexcept(false);
 }  // namespace detail
 

@@ -114,8 +114,15 @@ struct OpDef {
   std::vector<uint8_t> kernel_pass;     // how the kernel found takes them
   long long stack_size = -1;  // STACK_SIZE seen by the library's translation unit (-1: none)
   int multicore = -1;         // -DNPUSIM_MULTICORE of the library (npusim op build --multicore)
+  // Where it was registered: the m.def call (file:line) and the loaded file that holds it (a
+  // plugin's path, or the executable); built-in ops are those of the executable itself.
+  std::string source, module;
+  bool builtin = true;
 };
 
+// Registers an op. A second registration of a name, or a plugin's op of a built-in name
+// without --allow-shadowing, is not registered and is reported by the plugin loader
+// (npusim::torchrt::load_plugin) or check_registry(), naming both places.
 void register_op(OpDef def);
 const OpDef* find_op(const std::string& name);
 std::vector<const OpDef*> ops();
@@ -131,9 +138,12 @@ class Library {
  public:
   Library(const char* name, long long stack_size, int multicore = -1)
       : name_(name), stack_size_(stack_size), multicore_(multicore) {}
+  // `file` and `line` default to the place of the m.def call (GCC's and Clang's builtins).
   template <class... A>
-  Library& def(const char* op, Tensor (*shape)(A...), const char* kernel) {
+  Library& def(const char* op, Tensor (*shape)(A...), const char* kernel, const char* file = __builtin_FILE(),
+               int line = __builtin_LINE()) {
     OpDef d;
+    d.source = std::string(file) + ":" + std::to_string(line);
     d.library = name_;
     d.name = op;
     d.kernel = kernel;
@@ -157,7 +167,10 @@ class Library {
   long long stack_size_;
   int multicore_;
 };
-bool register_library(const char* name, void (*init)(Library&), long long stack_size, int multicore);
+// Runs a NEURON_LIBRARY block (defined at file:line): an exception out of it is reported by the
+// plugin loader, never out of a static initialiser.
+bool register_library(const char* name, void (*init)(Library&), long long stack_size, int multicore,
+                      const char* file, int line);
 }  // namespace npusim_op
 
 }  // namespace torch
@@ -179,5 +192,6 @@ bool register_library(const char* name, void (*init)(Library&), long long stack_
   static void npusim_neuron_library_##lib(::torch::npusim_op::Library&);                 \
   static const bool npusim_neuron_library_registered_##lib =                             \
       ::torch::npusim_op::register_library(#lib, &npusim_neuron_library_##lib,           \
-                                           NPUSIM_TORCH_STACK_SIZE, NPUSIM_TORCH_MULTICORE); \
+                                           NPUSIM_TORCH_STACK_SIZE, NPUSIM_TORCH_MULTICORE,  \
+                                           __FILE__, __LINE__);                              \
   static void npusim_neuron_library_##lib(::torch::npusim_op::Library& m)
