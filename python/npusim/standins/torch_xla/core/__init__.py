@@ -1,0 +1,1 @@
+"""npusim's stand-in for torch_xla.core: xla_model only."""
