@@ -3,8 +3,8 @@
 # as kernels include them: <torch/torch.h>, <neuron/neuron-utils.hpp>), the program in P/bin and
 # npusimConfig.cmake / npusimTargets.cmake in P/lib/cmake/npusim, with the namespaced targets
 # npusim::allocators, npusim::models, npusim::platforms, npusim::firmware, npusim::torch
-# (+ npusim::flags, the
-# link options the libraries were built with).
+# (+ npusim::flags, the link options the libraries were built with), and the kernel functions
+# of npusim_kernels.cmake.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -36,6 +36,8 @@ install(TARGETS ${NPUSIM_EXPORTED_TARGETS} npusim_flags EXPORT npusimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS npusim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The kernel-cost pass, where `npusim op build` and the package's kernel functions find it.
+install(TARGETS npusim_kernel_cost LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npusim)
 
 # Headers, in the layout the sources include them by ("models/hbm.h").
 set(npusim_header_dirs allocators models platforms firmware)
@@ -52,4 +54,5 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/npusimConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/npusimConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/npusimConfig.cmake ${PROJECT_BINARY_DIR}/npusimConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/npusim_kernels.cmake
         DESTINATION ${NPUSIM_INSTALL_CMAKEDIR})

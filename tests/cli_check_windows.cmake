@@ -9,13 +9,13 @@ npusim_cli_test(check_windows_json 1 "^\\{\"descriptors\":9,.*\"ok\":false"
                 check-windows --json scenarios/descriptors/violations.csv)
 npusim_cli_test(check_windows_user_window 0 "no window violations.*wide \\(dram_addr >= 0x70000"
                 check-windows --window wide=0x70000:0x100000 scenarios/descriptors/violations.csv)
-npusim_cli_test(check_windows_format_override 2 "violations.csv:1: invalid JSON at byte 1"
+npusim_cli_test(check_windows_format_override 2 "violations.csv:1:1: not valid JSON: invalid literal"
                 check-windows --format json scenarios/descriptors/violations.csv)
 npusim_cli_test(check_windows_bad_value 2 "bad_descriptors.csv:4: len is negative \\(at '-64'\\)"
                 check-windows tests/data/bad_descriptors.csv)
 npusim_cli_test(check_windows_bad_window 2 "--window: expected NAME=LO:HI.*'dataram=0x80000-0x90000'"
                 check-windows --window dataram=0x80000-0x90000 scenarios/descriptors/clean.json)
-npusim_cli_test(check_windows_missing_file 2 "nope.csv: cannot open descriptors file"
+npusim_cli_test(check_windows_missing_file 2 "nope.csv: the descriptors file does not exist"
                 check-windows nope.csv)
 npusim_cli_test(check_windows_unknown_extension 2 "cannot tell the format.*--format"
                 check-windows tests/data/bad_op.ops)

@@ -18,7 +18,7 @@ npusim_cli_test(replay_quirks 0 "\"status\":-99"
                 heap replay --pool-base 0x10000001 --pool-size 0x1000 scenarios/heap/xmem_quirks.ops)
 npusim_cli_test(replay_bad_line 2 "tests/data/bad_op.ops:3: unknown op .*'allocate'"
                 heap replay tests/data/bad_op.ops)
-npusim_cli_test(replay_missing_file 2 "npusim: error: nope.ops: cannot open ops file .at 'nope.ops'." heap replay nope.ops)
+npusim_cli_test(replay_missing_file 2 "npusim: error: nope.ops: the ops file does not exist .at 'nope.ops'." heap replay nope.ops)
 npusim_cli_test(replay_bad_number 2 "--pool-size.*'12k'" heap replay --pool-size 12k tests/data/bad_op.ops)
 npusim_cli_test(replay_bad_allocator 2 "allocator" heap replay --allocator tlsf tests/data/bad_op.ops)
 npusim_cli_test(replay_snitch_l1_trap 0 "\"trap\":true.*past_end"
@@ -30,7 +30,7 @@ npusim_cli_test(replay_snitch_bad_core 2 "core"
 
 # snitch-cluster runs: bad input names file, line and column (exit 2); traps without
 # expectations fail the run (exit 1).
-# A hung core did not finish: no "end 0.0 ns" (issue 13).
+# A hung core did not finish: no "end 0.0 ns".
 npusim_cli_test(snitch_hung_no_end 1 "c0_core0 +hung +did not finish  , .*c0_dm +finished +end +156.0 ns"
                 run tests/data/snitch_hung.yaml)
 npusim_cli_test(snitch_bad_step 2 "tests/data/snitch_bad_step.yaml:5:5: unknown step 'alloc'"

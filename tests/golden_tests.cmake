@@ -25,12 +25,3 @@ npusim_golden(snitch_l1_overflow scenarios/snitch/l1_overflow.yaml)
 npusim_golden(snitch_l3_exact_fit scenarios/snitch/l3_exact_fit.yaml)
 npusim_golden(snitch_remote_exchange scenarios/snitch/remote_exchange.yaml)
 
-# Every example of the scenario reference runs as written.
-add_test(NAME docs.scenarios_examples
-         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
-                 -DDOC=${PROJECT_SOURCE_DIR}/docs/scenarios.md -DOUT_DIR=${golden_out}/doc_examples
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)
-add_test(NAME docs.snitch_cluster_examples
-         COMMAND ${CMAKE_COMMAND} -DNPUSIM=$<TARGET_FILE:npusim>
-                 -DDOC=${PROJECT_SOURCE_DIR}/docs/snitch-cluster.md -DOUT_DIR=${golden_out}/snitch_doc_examples
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_doc_examples.cmake)

@@ -1,4 +1,4 @@
-# Interrupted runs (issue 13): every runner and tool stops on SIGINT/SIGTERM with complete
+# Interrupted runs: every runner and tool stops on SIGINT/SIGTERM with complete
 # outputs and exit 130/143; a second signal ends at once. One ctest test per case.
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 foreach(case neuron_int neuron_term snitch_int snitch_term snitch_stream torch_int traffic_int traffic_term

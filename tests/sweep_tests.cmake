@@ -1,11 +1,11 @@
 # `npusim sweep` (docs/sweep.md): unit tests of the plan, validation, merge and Slurm scripts;
 # end-to-end runs of points as processes; the single-node Slurm test.
-add_executable(test_sweep main.cpp sim/tools/test_sweep.cpp)
-target_link_libraries(test_sweep PRIVATE npusim_sim Catch2::Catch2 npusim_flags)
-target_compile_definitions(test_sweep PRIVATE NPUSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-catch_discover_tests(test_sweep)
+target_sources(npusim_tests PRIVATE sim/tools/test_sweep.cpp)
+add_test(NAME sweep.layering
+         COMMAND ${CMAKE_COMMAND} "-DOBJECTS=$<JOIN:$<TARGET_OBJECTS:npusim_sim>,|>" -DNM=${CMAKE_NM}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/sweep/layering.cmake)
 
-foreach(case local resume reject point_collect interrupt doc_example)
+foreach(case local resume reject point_collect interrupt collect_agrees)
   add_test(NAME sweep.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_cli.sh $<TARGET_FILE:npusim> ${case})
 endforeach()
@@ -23,3 +23,11 @@ add_test(NAME package.consumer
                  -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER} -DSANITIZE=${NPUSIM_SANITIZE}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
 set_tests_properties(package.consumer PROPERTIES TIMEOUT 900 LABELS package)
+
+# The shipped sweep files plan: every point valid (a key or value a profile refuses fails).
+foreach(example dma_vs_hbm_clock energy_per_inference)
+  add_test(NAME sweep.example_${example}
+           COMMAND $<TARGET_FILE:npusim> sweep ${PROJECT_SOURCE_DIR}/scenarios/sweeps/${example}.yaml
+                   --dry-run -o ${CMAKE_CURRENT_BINARY_DIR}/sweep-example-${example})
+  set_tests_properties(sweep.example_${example} PROPERTIES PASS_REGULAR_EXPRESSION "points, all valid")
+endforeach()

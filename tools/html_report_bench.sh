@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The HTML report of a 1 M-step run (bench/html_1m.yaml): trace size, time to write the page,
 # page size, and time to open it in headless Chromium (the page's own clock, from the start of
-# navigation to the end of its drawing; best of 3). Target (issue 14): < 20 MB, < 3 s.
+# navigation to the end of its drawing; best of 3). Target: < 20 MB, < 3 s.
 # Usage: tools/html_report_bench.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."

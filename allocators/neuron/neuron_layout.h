@@ -74,7 +74,7 @@ struct NeuronLayout {
 // warning: the dataram heap header lies inside the dataram pool (documented offsets).
 std::vector<std::string> lint_layout(const NeuronLayout& layout);
 
-// Named dataram layouts (issue 16; `heaps.layout` of the profile): "seed" is the documented
+// Named dataram layouts (`heaps.layout` of the profile): "seed" is the documented
 // one above (the default), whose dataram heap header lies inside the pool, so only three 4 KiB
 // stream buffers fit; "guides" moves the 16 KiB pool to a 64-byte boundary (+0x440) and the
 // header behind it (+0x4440), the libc pool after that, so four fit as the public guides say.

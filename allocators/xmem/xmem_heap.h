@@ -5,7 +5,7 @@
 // ../memory_port.h): the 88-byte manager at `mgr_addr`, the descriptor array and the
 // free-descriptor bit-vector in the header. Pointers inside them are 32-bit device addresses,
 // and all arithmetic is the device's 32-bit unsigned arithmetic, wrap-around included.
-// Source: seed document 000 §2-§3 and the xmem facts listed in issue 2.
+// Source: seed document 000 §2-§3 (the xmem heap block and manager layouts, the algorithm).
 #pragma once
 
 #include <cstdint>

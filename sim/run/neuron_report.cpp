@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "sim/input/input_error.h"
+#include "sim/run/energy_report.h"
 #include "sim/run/neuron_steps.h"
 
 namespace npusim::sim::neuron {
@@ -28,7 +29,7 @@ const char* kHeapFields[] = {"peak_used", "descriptors_peak", "exhaustion_events
 
 void NeuronSteps::check_expectation_keys() const {
   for (const auto& e : sc_.expect) {
-    if (fixed_metric_keys().count(e.key)) continue;
+    if (fixed_metric_keys().count(e.key) || energy_metric_keys().count(e.key)) continue;
     const auto dot = e.key.find('.');
     bool ok = false;
     if (dot != std::string::npos) {
@@ -80,6 +81,7 @@ std::map<std::string, double> NeuronSteps::metrics() const {
   m["core.busy_ns"] = (cs.memory_time + cs.compute_time).to_seconds() * 1e9;
   m["core.idle_ns"] = cs.wait_time.to_seconds() * 1e9;
   m["steps"] = static_cast<double>(steps_done_);
+  add_energy_metrics(energy_, m);
   for (HeapId id : kHeaps) {
     const std::string h = alloc::neuron::heap_name(id);
     auto it = heaps_.find(id);
@@ -97,34 +99,6 @@ std::map<std::string, double> NeuronSteps::metrics() const {
   return m;
 }
 
-
-Json channel_json(size_t ch, const models::DmaChannelStats& c) {
-  const double busy_ns = c.busy.to_seconds() * 1e9;
-  return Json{{"channel", ch},
-              {"descriptors", c.descriptors},
-              {"bytes", c.bytes},
-              {"bursts", c.bursts},
-              {"rejected", c.rejected},
-              {"errors", c.errors},
-              {"busy_ns", busy_ns},
-              {"throughput_gbps", busy_ns > 0 ? static_cast<double>(c.bytes) / busy_ns : 0.0}};
-}
-
-Json memory_json(const models::MemoryStats& s, double clock_ns) {
-  return Json{{"reads", s.reads},
-              {"writes", s.writes},
-              {"bytes", s.bytes()},
-              {"errors", s.errors},
-              {"latency_mean_ns", s.latency_cycles.mean() * clock_ns},
-              {"latency_p99_ns", static_cast<double>(s.latency_cycles.percentile(0.99)) * clock_ns},
-              {"latency_max_ns", static_cast<double>(s.latency_cycles.max()) * clock_ns},
-              {"row_hits", s.row_hits},
-              {"row_misses", s.row_misses},
-              {"row_conflicts", s.row_conflicts},
-              {"row_hit_rate", s.row_hit_rate()},
-              {"bank_conflicts", s.bank_conflicts},
-              {"refreshes", s.refreshes}};
-}
 
 Json violation_json(const models::DmaFault& f) {
   Json j{{"kind", f.kind == models::DmaFault::kWindow ? "window" : "bus_error"},
@@ -189,21 +163,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
     auto it = heaps_.find(id);
     if (it == heaps_.end() || !it->second.initialised) continue;
     const HeapTrack& t = it->second;
-    heaps[h] = Json{{"pool_size", t.pool_size},
-                    {"descriptors", t.num_blocks},
-                    {"allocations", t.allocs},
-                    {"alloc_failures", t.alloc_failures},
-                    {"frees", t.frees},
-                    {"free_errors", t.free_errors},
-                    {"peak_used", t.peak_used},
-                    {"descriptors_peak", t.peak_descriptors},
-                    {"exhaustion_events", static_cast<uint64_t>(m.at(h + ".exhaustion_events"))},  // a count
-                    {"worst_fragmentation", t.worst_fragmentation},
-                    {"final_free_bytes", t.free_bytes},
-                    {"final_allocated_bytes", t.allocated_bytes},
-                    {"final_largest_free", t.largest_free},
-                    {"unused_bytes_firmware", t.unused_fw},
-                    {"unused_bytes_true", t.unused_true}};
+    heaps[h] = heap_json(t, static_cast<uint64_t>(m.at(h + ".exhaustion_events")));  // a count
   }
   r["heaps"] = heaps;
   r["memories"] = Json{{"dataram", memory_json(p_->memory.dataram.stats(), cfg_.memory.dataram.clock_ns)},
@@ -229,6 +189,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
     marks.push_back(Json{{"time_ns", static_cast<double>(markers_[i].first) / 1e3}, {"text", markers_[i].second->text}});
   r["markers"] = marks;
   if (markers_.size() > kReportMarkers) r["markers_omitted"] = markers_.size() - kReportMarkers;
+  r["energy"] = energy_json(energy_);
   r["layout_warnings"] = layout_warnings_;
   if (!warnings_.empty()) r["warnings"] = warnings_;  // only when there are any
   Json metrics_json = Json::object();
@@ -273,6 +234,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        human_bytes(c["bytes"].get<double>()), c["throughput_gbps"].get<double>(),
                        c["rejected"].get<uint64_t>() ? fmt::format(", {} rejected", c["rejected"].get<uint64_t>()) : "");
   }
+  write_energy_summary(out, energy_);
   if (r["stack"]["hbm_stack"].get<uint64_t>() != 0)
     out << fmt::format("  hbm stack        {} at 0x{:x}, high-water {}\n",
                        human_bytes(r["stack"]["hbm_stack_size"].get<double>()),

@@ -11,20 +11,6 @@ namespace npusim::sim::neuron {
 
 namespace {
 
-// Untimed view of device memory through the core (debug transport), for sampling heaps.
-struct DebugPort {
-  models::Core& c;
-  uint32_t load32(uint64_t a) {
-    uint32_t v;
-    c.peek(a, &v, 4);
-    return v;
-  }
-  void store32(uint64_t a, uint32_t v) { c.poke(a, &v, 4); }
-  void read(uint64_t a, void* d, size_t n) { c.peek(a, d, n); }
-  void write(uint64_t a, const void* s, size_t n) { c.poke(a, s, n); }
-  void compute(uint64_t) {}
-};
-
 HeapId heap_id(const std::string& h) {
   return h == "hbm" ? HeapId::kHbm : h == "dataram" ? HeapId::kDataram : HeapId::kLibc;
 }
@@ -56,40 +42,7 @@ fw::TransferMethod NeuronSteps::method_of(const Step& s) const {
 }
 
 void NeuronSteps::sample(HeapId id) {
-  DebugPort port{p_->core};
-  const auto& l = cfg_.firmware.layout;
-  const uint32_t mgr = id == HeapId::kHbm ? l.hbm_mgr() : id == HeapId::kDataram ? l.dataram_mgr() : l.libc_mgr();
-  alloc::xmem::Heap<DebugPort> h(port, mgr);
-  HeapTrack& t = heaps_[id];
-  const auto c = h.counters();
-  if (c.num_blocks == 0) return;  // not initialised (or init failed)
-  t.initialised = true;
-  t.free_bytes = c.free_bytes;
-  t.allocated_bytes = c.allocated_bytes;
-  t.unused_fw = c.unused_bytes;
-  t.pool_size = c.buffer_size;
-  t.num_blocks = c.num_blocks;
-  try {
-    t.largest_free = h.get_free_space(1, alloc::xmem::FreeSpaceQual::kMax);
-    t.descriptors = h.descriptors_used();
-    t.unused_true = h.true_unused_bytes();
-    if (!obs_.empty()) {
-      std::vector<HeapBlockTracker::Block> live;
-      h.walk([&](const alloc::xmem::BlockInfo& b) {
-        if (!b.free) live.push_back({b.buffer, b.size, b.aligned});
-      });
-      blocks_.update(alloc::neuron::heap_name(id), c.buffer, c.buffer_size, live, ps(p_->core.now()), obs_);
-    }
-  } catch (const std::exception&) {
-    // A corrupted heap cannot be walked; the values keep their last good state.
-  }
-  t.peak_used = std::max<uint64_t>(t.peak_used, c.allocated_bytes);
-  t.peak_descriptors = std::max(t.peak_descriptors, t.descriptors);
-  if (c.free_bytes > 0)
-    t.worst_fragmentation = std::max(t.worst_fragmentation,
-                                     1.0 - static_cast<double>(t.largest_free) / c.free_bytes);
-  const uint64_t now = ps(p_->core.now());
-  for (auto& o : obs_) o->heap(alloc::neuron::heap_name(id), now, t.free_bytes, t.largest_free, t.descriptors);
+  sample_heap(p_->core, cfg_.firmware.layout, id, alloc::neuron::heap_name(id), heaps_[id], blocks_, obs_);
 }
 
 void NeuronSteps::exec(const std::vector<Step>& steps) {
@@ -357,6 +310,11 @@ void NeuronSteps::collect() {
     for (auto& o : obs_) o->instant("faults", fl.kind, fl.time_ps, Json{{"message", fl.message}, {"step", fl.where}});
   }
   for (HeapId id : kHeaps) sample(id);
+  // The energy of the run, to its end (the metric `duration`).
+  uint64_t end = ps(p_->core.stats().end);
+  for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
+  for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));
+  energy_ = platforms::platform_energy(*p_, sc_core::sc_time(static_cast<double>(end), sc_core::SC_PS));
 }
 
 bool NeuronSteps::fails(bool has_expectations) const {
@@ -368,14 +326,9 @@ void NeuronSteps::finish_outputs(const std::map<std::string, double>&) {
   uint64_t end = ps(p_->core.stats().end);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
   for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
-  send_latency_quantiles("dataram", p_->memory.dataram.stats().latency_cycles, cfg_.memory.dataram.clock_ns, end, obs_);
-  send_latency_quantiles("hbm", p_->memory.hbm.stats().latency_cycles, cfg_.memory.hbm.tck_ns, end, obs_);
-  for (auto& o : obs_) {
-    for (const auto& [name, st] : {std::pair<const char*, const models::MemoryStats*>{"dataram", &p_->memory.dataram.stats()},
-                                   {"hbm", &p_->memory.hbm.stats()}})
-      o->memory_bandwidth(name, static_cast<uint64_t>(st->bandwidth.window_ns * 1e3 + 0.5), st->bandwidth.bytes);
-    o->finish(end);
-  }
+  send_memory_series("dataram", p_->memory.dataram.stats(), cfg_.memory.dataram.clock_ns, end, obs_);
+  send_memory_series("hbm", p_->memory.hbm.stats(), cfg_.memory.hbm.tck_ns, end, obs_);
+  for (auto& o : obs_) o->finish(end);
 }
 
 }  // namespace npusim::sim::neuron

@@ -4,6 +4,8 @@
 // are in neuron_report.cpp.
 #pragma once
 
+#include "platforms/energy.h"
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +17,7 @@
 #include "firmware/neuron_device.h"
 #include "firmware/neuron_platform.h"
 #include "sim/run/heap_blocks.h"
+#include "sim/run/memory_report.h"
 #include "sim/run/pipeline.h"
 
 namespace npusim::sim::neuron {
@@ -24,19 +27,8 @@ using Json = nlohmann::ordered_json;
 
 inline const HeapId kHeaps[] = {HeapId::kHbm, HeapId::kDataram, HeapId::kLibc};
 
-struct HeapTrack {
-  bool initialised = false;
-  uint64_t peak_used = 0, peak_descriptors = 0, alloc_failures = 0, frees = 0, allocs = 0;
-  uint64_t free_errors = 0;
-  double worst_fragmentation = 0;
-  uint64_t free_bytes = 0, allocated_bytes = 0, largest_free = 0, descriptors = 0;
-  uint64_t unused_fw = 0, unused_true = 0, pool_size = 0, num_blocks = 0;
-};
-
 inline uint64_t ps(const sc_core::sc_time& t) { return to_ps(t); }
 
-Json channel_json(size_t ch, const models::DmaChannelStats& c);
-Json memory_json(const models::MemoryStats& s, double clock_ns);
 Json violation_json(const models::DmaFault& f);
 
 class NeuronSteps : public Workload {
@@ -68,17 +60,8 @@ class NeuronSteps : public Workload {
   [[noreturn]] void runtime_error(const Step& s, const std::string& why);
   void sample(HeapId id);
   void count_heap_op(HeapId id, bool is_alloc, int status) {
-    HeapTrack& t = heaps_[id];
-    if (is_alloc) {
-      ++t.allocs;
-      if (status != 0) ++t.alloc_failures;
-    } else {
-      ++t.frees;
-      if (status != 0) {
-        ++t.free_errors;
-        ++double_frees_;
-      }
-    }
+    heaps_[id].count_op(is_alloc, status);
+    if (!is_alloc && status != 0) ++double_frees_;
   }
   fw::TransferMethod method_of(const Step& s) const;
   void check_expectation_keys() const;
@@ -95,9 +78,10 @@ class NeuronSteps : public Workload {
   std::map<HeapId, HeapTrack> heaps_;
   HeapBlockTracker blocks_;  // the HTML report's heap map, only when tracing
   // A marker's time and its step (whose text the scenario keeps): 16 bytes per marker however
-  // long the text, so a loop of a million markers stays small (issue 14).
+  // long the text, so a loop of a million markers stays small.
   std::vector<std::pair<uint64_t, const Step*>> markers_;
   std::string core_name_;  // the firmware's core, for the observers (set by attach)
+  platforms::PlatformEnergy energy_;  // of the run, from collect() on
   std::vector<std::string> layout_warnings_;
   std::vector<std::string> warnings_;  // of the run (u32 size wraps); the report's `warnings`
   const Step* current_ = nullptr;

@@ -112,7 +112,7 @@ nlohmann::ordered_json report_head(const std::string& name, const std::string& f
                  const std::string& platform, const std::vector<Setting>& settings) {
   nlohmann::ordered_json r;
   r["npusim_report_version"] = 1;
-  r["npusim_version"] = version_string();  // "0.1.0 (git fc0a475)": which build wrote it
+  r["npusim_version"] = version_string();  // "0.1.0 (git <short hash>)": which build wrote it
   r["scenario"] = nlohmann::ordered_json{{"name", name}, {"file", file}, {"description", description}};
   nlohmann::ordered_json overrides = nlohmann::ordered_json::array();
   for (const auto& s : settings) overrides.push_back(nlohmann::ordered_json{{"key", s.key}, {"value", s.value}});

@@ -20,7 +20,8 @@ double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
 // counters per heap.
 class ChromeObserver : public RunObserver {
  public:
-  explicit ChromeObserver(const RunOptions& opt) : t_(opt.trace_path), outcome_(opt.trace_outcome) {
+  explicit ChromeObserver(const RunOptions& opt)
+      : t_(opt.trace_output()), outcome_(opt.trace_outcome), errors_(opt.output_errors) {
     t_.set_filter(opt.trace_filter);
     t_.set_max_bytes(opt.trace_max_bytes);
     core_ = t_.track("mgmt_core", "firmware calls", 0);
@@ -104,13 +105,18 @@ class ChromeObserver : public RunObserver {
   void finish(uint64_t end) override {
     if (busy_since_) core_busy("mgmt_core", end, false);
     t_.set_metadata(nlohmann::json{{"generator", "npusim"}, {"end_us", us(end)}});
-    if (outcome_) *outcome_ = {t_.truncated(), t_.dropped_by_limit(), t_.dropped_by_filter()};
-    t_.close();
+    if (outcome_) *outcome_ = {t_.truncated(), t_.dropped_by_limit(), t_.dropped_by_filter(), t_.unmatched_filters()};
+    try {
+      t_.close();
+    } catch (const InputError& e) {  // a write error: the run's other outputs go on
+      errors_->push_back(e.what());
+    }
   }
 
  private:
   ChromeTrace t_;
   std::shared_ptr<RunOptions::TraceOutcome> outcome_;
+  std::shared_ptr<std::vector<std::string>> errors_;
   std::vector<int> channels_;  // DMA channel -> track
   int core_, activity_, faults_;
   std::optional<uint64_t> busy_since_;
@@ -124,7 +130,7 @@ class ChromeObserver : public RunObserver {
 // time order (the core runs ahead of the kernel within its quantum): they are sorted at the end.
 class VcdObserver : public RunObserver {
  public:
-  explicit VcdObserver(const std::string& path) : v_(path) {}
+  explicit VcdObserver(const RunOptions& opt) : v_(opt.vcd_output()), errors_(opt.output_errors) {}
   void call(const std::string&, const std::string&, const std::string&, uint64_t, uint64_t, int) override {}
   void transfer(uint32_t ch, uint64_t, uint64_t, uint64_t, const std::string&, uint64_t s,
                 uint64_t e) override {
@@ -159,7 +165,11 @@ class VcdObserver : public RunObserver {
     std::stable_sort(changes_.begin(), changes_.end(),
                      [](const Change& a, const Change& b) { return a.t < b.t; });
     for (const auto& c : changes_) v_.change(c.t, sig.at(c.name), c.value);
-    v_.close(end);
+    try {
+      v_.close(end);
+    } catch (const InputError& e) {  // a write error: the run's other outputs go on
+      errors_->push_back(e.what());
+    }
   }
 
  private:
@@ -172,6 +182,7 @@ class VcdObserver : public RunObserver {
     changes_.push_back(Change{t, std::move(name), std::min<uint64_t>(value, 0xffffffffu)});
   }
   VcdWriter v_;
+  std::shared_ptr<std::vector<std::string>> errors_;
   std::vector<Change> changes_;
   uint64_t faults_ = 0;
 };
@@ -181,7 +192,7 @@ class VcdObserver : public RunObserver {
 std::vector<std::unique_ptr<RunObserver>> make_observers(const RunOptions& opt) {
   std::vector<std::unique_ptr<RunObserver>> v;
   if (!opt.trace_path.empty()) v.push_back(std::make_unique<ChromeObserver>(opt));
-  if (!opt.vcd_path.empty()) v.push_back(std::make_unique<VcdObserver>(opt.vcd_path));
+  if (!opt.vcd_path.empty()) v.push_back(std::make_unique<VcdObserver>(opt));
   return v;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sim/input/platform_config.h"
 #include "sim/input/scenario.h"
+#include "sim/output/output_paths.h"
 
 namespace npusim::sim {
 
@@ -20,6 +21,9 @@ struct RunOptions {
   std::string platform_override;    // --platform (else the scenario's)
   std::vector<Setting> sets;        // --set, applied after the scenario's set:
   std::string trace_path, vcd_path, report_path;
+  // How messages name the trace: the option, and the path when not trace_path (`run --html`
+  // without --trace writes the trace it draws from to a scratch file).
+  std::string trace_what = "--trace", trace_shown;
   bool progress = false;            // --progress: progress on stderr even when not a terminal
   std::vector<std::string> trace_filter;  // --trace-filter: tracks to keep (ChromeTrace::set_filter)
   uint64_t trace_max_bytes = 0;           // --trace-max-mb, in bytes (0: no limit)
@@ -27,8 +31,14 @@ struct RunOptions {
   struct TraceOutcome {
     bool truncated = false;
     uint64_t dropped_by_limit = 0, dropped_by_filter = 0;
+    std::vector<std::string> unmatched_filters;  // --trace-filter patterns that matched nothing
   };
   std::shared_ptr<TraceOutcome> trace_outcome = std::make_shared<TraceOutcome>();
+  // Errors writing the trace or the VCD (each names the option, the path and the reason): the
+  // run goes on, its report and summary are written, and the command reports these (exit 2).
+  std::shared_ptr<std::vector<std::string>> output_errors = std::make_shared<std::vector<std::string>>();
+  OutputPath trace_output() const { return {trace_what, trace_path, trace_shown}; }
+  OutputPath vcd_output() const { return {"--vcd", vcd_path, {}}; }
 };
 
 // Time-stamped observations of a run, for traces (all times in picoseconds).

@@ -2,6 +2,8 @@
 // and expectation keys, the platform, one context and thread per core, what is collected
 // after the run. The interpreter the threads run is in snitch_exec.cpp.
 #include "sim/run/snitch_programs.h"
+#include "sim/run/energy_report.h"
+#include "sim/input/yaml_input.h"
 
 #include <algorithm>
 #include <fstream>
@@ -25,7 +27,7 @@ void SnitchPrograms::prepare() {
         "tcdm.core_accesses", "tcdm.bytes", "tcdm.conflicts", "tcdm.stall_cycles", "dma.bytes",
         "dma.transfers", "dma.errors", "l3.bytes", "l3.requests", "barriers", "markers"};
     for (const auto& e : sc_.expect) {
-      bool ok = fixed.count(e.key) > 0;
+      bool ok = fixed.count(e.key) > 0 || energy_metric_keys().count(e.key) > 0;
       for (uint32_t k = 0; k < cfg_.clusters && !ok; ++k)
         ok = e.key == fmt::format("tcdm{}.accesses", k) || e.key == fmt::format("tcdm{}.conflicts", k);
       if (!ok) {
@@ -59,11 +61,11 @@ void SnitchPrograms::build() {
 void SnitchPrograms::attach(std::vector<std::unique_ptr<RunObserver>>&) {
   // This workload writes its trace and VCD itself (per-cluster tracks, bank-conflict counters).
   if (!opt_.trace_path.empty()) {
-    trace_ = std::make_unique<ChromeTrace>(opt_.trace_path);
+    trace_ = std::make_unique<ChromeTrace>(opt_.trace_output());
     trace_->set_filter(opt_.trace_filter);
     trace_->set_max_bytes(opt_.trace_max_bytes);
   }
-  if (!opt_.vcd_path.empty()) vcd_ = std::make_unique<VcdWriter>(opt_.vcd_path);
+  if (!opt_.vcd_path.empty()) vcd_ = std::make_unique<VcdWriter>(opt_.vcd_output());
 
   if (trace_) trace_->track("faults", "traps and faults", 0);
 }
@@ -147,7 +149,8 @@ void SnitchPrograms::collect() {
   std::stable_sort(markers_.begin(), markers_.end(), [](const auto& a, const auto& b) {
     return std::get<0>(a) < std::get<0>(b);
   });
-
+  // The energy of the run, to its end (the metric `duration`).
+  energy_ = platforms::platform_energy(*sys_, sc_core::sc_time(metrics().at("duration"), sc_core::SC_NS));
 }
 
 bool SnitchPrograms::fails(bool has_expectations) const {
@@ -163,11 +166,15 @@ void SnitchPrograms::finish_outputs(const std::map<std::string, double>& m) {
 
 bool is_snitch_scenario(const std::string& path, const std::string& platform_override) {
   if (!platform_override.empty()) return is_snitch_platform(platform_override);
-  std::ifstream in(path);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string p = platform_of(ss.str());
+  // A file that cannot be read is not one: the scenario parser then says why.
+  std::string text;
+  if (!input_file_problem(path).empty()) return false;
+  try {
+    text = read_input_file(path, "scenario");
+  } catch (const InputError&) {
+    return false;
+  }
+  const std::string p = platform_of(text);
   return !p.empty() && is_snitch_platform(p);
 }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "allocators/snitch/alloc_v2.h"
+#include "platforms/energy.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/input/snitch_scenario.h"
 #include "sim/output/chrome_trace.h"
@@ -124,6 +125,7 @@ class SnitchPrograms : public Workload {
   std::string platform_name_;
   SnitchPlatformConfig cfg_;
   std::unique_ptr<SnitchSystem> sys_;
+  platforms::PlatformEnergy energy_;  // of the run, from collect() on
   std::vector<std::unique_ptr<Ctx>> ctx_;
   std::vector<Barrier> cluster_barriers_;
   Barrier global_barrier_;

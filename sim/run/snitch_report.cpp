@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <ostream>
 
+#include "sim/run/energy_report.h"
 #include "sim/run/snitch_programs.h"
 
 namespace npusim::sim::snitch {
@@ -65,6 +66,7 @@ std::map<std::string, double> SnitchPrograms::metrics() const {
   for (const auto& b : cluster_barriers_) episodes += b.episodes;
   m["barriers"] = static_cast<double>(episodes);
   m["markers"] = static_cast<double>(markers_.size());
+  add_energy_metrics(energy_, m);
   return m;
 }
 
@@ -199,6 +201,7 @@ Json SnitchPrograms::report(int exit_code, const std::vector<Json>& expectations
   for (const auto& [t, core, text] : markers_)
     marks.push_back(Json{{"time_ns", ns_of(t)}, {"core", core}, {"text", text}});
   r["markers"] = marks;
+  r["energy"] = energy_json(energy_);
   Json mj = Json::object();
   for (const auto& [k, v] : m) mj[k] = v;
   r["metrics"] = mj;
@@ -241,6 +244,7 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
                                              : fmt::format("end {:>12}", human_ns(c["end_ns"].get<double>())),
                        c["loads"].get<uint64_t>(), c["stores"].get<uint64_t>(), c["tcdm_conflicts"].get<uint64_t>(),
                        human_ns(c["idle_ns"].get<double>()));
+  write_energy_summary(out, energy_);
   for (const auto& t : r["traps"])
     out << fmt::format("  TRAP {}: {} (size {}, align {}) -> next {} past end {} by {} bytes, {} [step {}]\n",
                        t["name"].get<std::string>(), t["call"].get<std::string>(),
@@ -277,8 +281,12 @@ void SnitchPrograms::write_trace(uint64_t end_ps) {
   trace_->set_metadata(nlohmann::json{{"generator", "npusim"}, {"platform", "snitch-cluster"},
                                       {"end_us", static_cast<double>(end_ps) / 1e6}});
   if (opt_.trace_outcome)
-    *opt_.trace_outcome = {trace_->truncated(), trace_->dropped_by_limit(), trace_->dropped_by_filter()};
-  trace_->close();
+    *opt_.trace_outcome = {trace_->truncated(), trace_->dropped_by_limit(), trace_->dropped_by_filter(), trace_->unmatched_filters()};
+  try {
+    trace_->close();
+  } catch (const InputError& e) {  // a write error: the run's other outputs go on
+    opt_.output_errors->push_back(e.what());
+  }
 }
 
 void SnitchPrograms::write_vcd(uint64_t end_ps) {
@@ -298,7 +306,11 @@ void SnitchPrograms::write_vcd(uint64_t end_ps) {
   }
   std::stable_sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.t < b.t; });
   for (const auto& c : changes_) vcd_->change(c.t, sig.at(c.name), std::min<uint64_t>(c.value, 0xffffffffu));
-  vcd_->close(std::max(end_ps, changes_.empty() ? 0 : changes_.back().t));
+  try {
+    vcd_->close(std::max(end_ps, changes_.empty() ? 0 : changes_.back().t));
+  } catch (const InputError& e) {
+    opt_.output_errors->push_back(e.what());
+  }
 }
 
 }  // namespace npusim::sim::snitch

@@ -4,6 +4,7 @@
 #include <csignal>
 
 #include "firmware/stop_request.h"
+#include "sim/output/output_paths.h"
 
 namespace npusim::sim {
 
@@ -18,6 +19,9 @@ extern "C" void on_stop_signal(int sig) {
   int none = 0;
   if (g_signal.compare_exchange_strong(none, sig)) return;
   // A second signal: end at once, with the default action of this signal (the shell sees it).
+  // The outputs being written are temporary files of ours, incomplete: removed, so that every
+  // destination keeps what it held before the run.
+  remove_temporary_outputs_now();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }

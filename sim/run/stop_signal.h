@@ -1,4 +1,4 @@
-// Stopping a long command on SIGINT or SIGTERM (issue 13), the same way in every runner and tool.
+// Stopping a long command on SIGINT or SIGTERM, the same way in every runner and tool.
 //
 // While a StopSignals is alive, the first SIGINT or SIGTERM only records the signal: the run
 // polls interrupted() at its step or transaction boundaries, stops there, writes its summary,

@@ -1,5 +1,5 @@
 // Sizes of a torch_op's input tensors checked against the platform before any host memory is
-// allocated for them (issue 13): a shape of [2^30] is an error at load naming the input, not
+// allocated for them: a shape of [2^30] is an error at load naming the input, not
 // gigabytes of host memory and a fault "on core -1" a minute later.
 #pragma once
 

@@ -16,8 +16,10 @@
 #include "allocators/xmem/xmem_heap.h"
 #include "firmware/stop_request.h"
 #include "firmware/torch/runtime.h"
+#include "sim/run/energy_report.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/input/platform_config.h"
+#include "sim/run/memory_report.h"
 #include "sim/run/pipeline.h"
 #include "sim/run/torch_limits.h"
 
@@ -129,9 +131,32 @@ const std::map<std::string, Reference>& references() {
 const std::set<std::string>& metric_keys() {
   static const std::set<std::string> k = {
       "duration", "cycles", "faults", "errors", "warnings", "mismatches", "cores", "dma.bytes",
-      "dma.descriptors", "hbm.bytes", "hbm.requests", "tcm.peak_used", "time.compute", "time.hbm",
-      "time.tcm", "time.dma", "time.stack", "time.call", "hbm_accesses", "api_calls"};
-  return k;
+      "dma.descriptors", "hbm.bytes", "hbm.requests", "tcm.peak_used", "time.compute", "time.tcm_stack",
+      "time.accessor_hbm", "time.dma_wait", "time.core_wait", "time.library", "hbm_accesses", "api_calls"};
+  static const std::set<std::string> all = [] {
+    std::set<std::string> s = k;
+    s.insert(energy_metric_keys().begin(), energy_metric_keys().end());
+    return s;
+  }();
+  return all;
+}
+
+// The summary's column of each time kind.
+const char* kind_label(tr::TimeKind k) {
+  switch (k) {
+    case tr::TimeKind::kCompute: return "compute";
+    case tr::TimeKind::kTcmStack: return "tcm/stack";
+    case tr::TimeKind::kAccessorHbm: return "accessor/hbm";
+    case tr::TimeKind::kDmaWait: return "dma wait";
+    case tr::TimeKind::kCoreWait: return "core wait";
+    case tr::TimeKind::kLibrary: return "library";
+  }
+  return "?";
+}
+
+// A core's heap in the report and the trace: core0_dataram (its TCM), core0_hbm.
+std::string heap_label(size_t core, alloc::neuron::HeapId id) {
+  return fmt::format("core{}_{}", core, alloc::neuron::heap_name(id));
 }
 
 // The torch-op workload: the op on the GPSIMD cores (firmware/torch builds and simulates its
@@ -147,7 +172,7 @@ class TorchOps : public Workload {
     if (!metric_keys().count(e.key))
       throw InputError(e.at.file, e.at.line, e.key,
                        "unknown expectation key for a torch_op (duration, cycles, faults, errors, "
-                       "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma, ...)",
+                       "warnings, mismatches, dma.bytes, hbm.bytes, time.compute, time.dma_wait, ...)",
                        e.at.column);
   if (!t.reference.empty() && !references().count(t.reference))
     throw InputError(t.at.file, t.at.line, t.reference, "unknown reference (relu, relu_backward, gelu, negate, add, clamp_unit, row_sum, softmax_rows)", t.at.column);
@@ -159,7 +184,30 @@ class TorchOps : public Workload {
   spec_.op = t.op;
   spec_.multicore = t.multicore;
   spec_.stack_size = t.stack_size;
-  spec_.tcm_cycles_per_element = t.tcm_cycles_per_element;
+  // Every core's heaps, sampled after each heap operation (the report's `heaps`, the trace's
+  // heap counters and blocks), and the memories and DMA channels once the op has run.
+  spec_.on_built = [this](tr::GpsimdPlatform& p) {
+    for (size_t i = 0; i < p.core_count(); ++i) {
+      fw::Firmware& f = p.firmware(i);
+      models::Core& core = p.core(i);
+      f.hooks().heap_op = [this, i](alloc::neuron::HeapId id, bool is_alloc, int status) {
+        heaps_[heap_label(i, id)].count_op(is_alloc, status);
+      };
+      f.hooks().heap_changed = [this, i, &f, &core](alloc::neuron::HeapId id) {
+        const std::string name = heap_label(i, id);
+        sample_heap(core, f.config().layout, id, name, heaps_[name], blocks_, obs_);
+      };
+    }
+  };
+  spec_.on_finished = [this](tr::GpsimdPlatform& p) {
+    for (const auto& m : p.memories())
+      if (m.stats) memories_.push_back(Memory{m.name, m.clock_ns, *m.stats});
+    for (size_t i = 0; i < p.core_count(); ++i) {
+      dma_.push_back(p.dma(i).channel_stats());
+      for (const auto id : {alloc::neuron::HeapId::kDataram, alloc::neuron::HeapId::kHbm})
+        exhaustion_[heap_label(i, id)] = p.firmware(i).heaps().heap(id).descriptor_exhaustion_events();
+    }
+  };
   for (double d : t.scalars) spec_.scalars.emplace_back(d);
   for (const auto& in : t.inputs) {
     bool ok = false;
@@ -167,6 +215,8 @@ class TorchOps : public Workload {
     if (!ok) throw InputError(in.at.file, in.at.line, in.dtype, "unknown dtype (float, bfloat16, half, int, char, short, byte)", in.at.column);
     if (!in.file.empty()) {
       auto x = tr::make_input(in.shape, dt, "zeros");
+      if (const std::string why = input_file_problem(in.file); !why.empty())
+        throw InputError(in.at.file, in.at.line, in.file, "the input file " + why, in.at.column);
       std::ifstream f(in.file, std::ios::binary);
       if (!f) throw InputError(in.at.file, in.at.line, in.file, "cannot open the input file", in.at.column);
       auto& host = x.impl()->host;
@@ -226,17 +276,22 @@ class TorchOps : public Workload {
     }
   }
   if (!t.output.empty() && r_.output.defined()) {
-    std::ofstream f(t.output, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(r_.output.impl()->host.data()), static_cast<std::streamsize>(r_.output.impl()->host.size()));
+    const auto& host = r_.output.impl()->host;
+    try {
+      write_output({t.at.str() + ": torch_op output", t.output, {}},
+                   std::string_view(reinterpret_cast<const char*>(host.data()), host.size()));
+    } catch (const InputError& e) {  // a write error: the report and the other outputs go on
+      opt_.output_errors->push_back(e.what());
+    }
   }
 
   }
   std::map<std::string, double> metrics() const override {
   std::map<std::string, double> m;
-  double cat[tr::kNumCats] = {};
+  double kind_ns[tr::kTimeKinds] = {};
   uint64_t hbm_acc = 0, api = 0;
   for (const auto& c : r_.cores) {
-    for (int k = 0; k < tr::kNumCats; ++k) cat[k] += c.ns[k];
+    for (tr::TimeKind k : tr::kAllTimeKinds) kind_ns[tr::index_of(k)] += c.ns(k);
     hbm_acc += c.hbm_accesses;
     api += c.api_calls;
   }
@@ -256,7 +311,8 @@ class TorchOps : public Workload {
   m["tcm.peak_used"] = static_cast<double>(r_.tcm_peak_bytes);
   m["hbm_accesses"] = static_cast<double>(hbm_acc);
   m["api_calls"] = static_cast<double>(api);
-  for (int k = 0; k < tr::kNumCats; ++k) m[std::string("time.") + tr::cat_name(static_cast<tr::Cat>(k))] = cat[k];
+  for (tr::TimeKind k : tr::kAllTimeKinds) m[std::string("time.") + tr::time_kind_name(k)] = kind_ns[tr::index_of(k)];
+  add_energy_metrics(r_.energy, m);
 
     return m;
   }
@@ -281,14 +337,18 @@ class TorchOps : public Workload {
     if (r_.output_copy.bytes)
       o->call("gpsimd0", "read output (HBM to host)", "", ps(r_.output_copy.start_ns), ps(r_.output_copy.end_ns), 0);
     // DMA tracks: core k's channel c is track k * channels + c.
-    const uint32_t per_core = std::max(1u, cfg_.gpsimd_cores.dma_engines / cfg_.gpsimd_cores.cores);
+    const auto per_core = static_cast<uint32_t>(dma_channels_per_core());
     for (const auto& x : r_.transfers)
       o->transfer(static_cast<uint32_t>(x.core) * per_core + x.channel, x.src, x.dst, x.len,
                   fmt::format("core {}: {}", x.core, x.call), ps(x.start_ns), ps(x.end_ns));
-    for (const auto& d : r_.diagnostics)
-      o->instant("faults", d.kind, end_ps, Json{{"message", d.message}});
-    o->finish(end_ps);
+    for (const auto& d : r_.diagnostics) {
+      Json args{{"message", d.message}};
+      if (!d.backtrace.empty()) args["backtrace"] = d.backtrace;
+      o->instant("faults", d.kind, end_ps, args);
+    }
   }
+  for (const Memory* mem : reported_memories()) send_memory_series(mem->name, mem->stats, mem->clock_ns, end_ps, obs_);
+  for (auto& o : obs_) o->finish(end_ps);
   }
   Json report(int exit_code, const std::vector<Json>& expectations) const override {
   const auto m = metrics();
@@ -296,9 +356,17 @@ class TorchOps : public Workload {
   Json inputs = Json::array();
   for (size_t i = 0; i < spec_.tensors.size(); ++i)
     inputs.push_back(Json{{"tensor", shape_text(spec_.tensors[i])}, {"init", t.inputs[i].file.empty() ? t.inputs[i].init : "file"}});
+  // The shape function's result: the op's output as the framework sees it (a kernel may return
+  // the same elements in another shape, e.g. flat).
+  std::string shape_fn = fmt::format("{}[", torch::dtype_name(r_.shape_dtype));
+  for (size_t i = 0; i < r_.shape_sizes.size(); ++i) shape_fn += fmt::format("{}{}", i ? "," : "", r_.shape_sizes[i]);
+  shape_fn += "]";
   rep["op"] = Json{{"name", t.op}, {"kernel", r_.kernel}, {"symbol", r_.mangled}, {"multicore", r_.multicore},
-                   {"inputs", inputs}, {"stack_size", r_.stack_size}, {"stack_in_hbm", r_.hbm_stack}};
-  // The dataram layout that ran (heaps.layout: seed | guides, or custom offsets; issue 16).
+                   {"inputs", inputs}, {"stack_size", r_.stack_size}, {"stack_in_hbm", r_.hbm_stack},
+                   {"kernel_code", Json{{"timed", r_.kernel_code_timed},
+                                        {"source", r_.kernel_code_timed ? Json(r_.kernel_code_source) : Json()}}},
+                   {"shape_function", r_.shape_sizes.empty() && r_.kernel.empty() ? Json() : Json(shape_fn)}};
+  // The dataram layout that ran (heaps.layout: seed | guides, or custom offsets).
   const LayoutSpan lay = layout_span();
   rep["dataram_layout"] = Json{{"name", lay.name},
                                {"pool", Json::array({lay.pool_lo, lay.pool_hi})},
@@ -306,6 +374,7 @@ class TorchOps : public Workload {
                                {"header_in_pool", lay.header_in_pool()}};
   Json outcome{{"exit_code", exit_code}, {"status", r_.failed ? "fault" : exit_code == 0 ? "ok" : "failed"}};
   outcome["fault"] = r_.failed ? Json{{"kind", r_.fault_kind}, {"message", r_.fault_message}} : Json();
+  if (r_.failed && !r_.fault_backtrace.empty()) outcome["fault"]["backtrace"] = r_.fault_backtrace;
   outcome["expectations"] = expectations;
   rep["outcome"] = outcome;
   rep["duration_ns"] = r_.duration_ns;
@@ -313,20 +382,48 @@ class TorchOps : public Workload {
   Json cores = Json::array();
   for (size_t i = 0; i < r_.cores.size(); ++i) {
     const auto& c = r_.cores[i];
+    const auto cyc = tr::kind_cycles(c, r_.clock_ghz);
     Json b = Json::object();
-    for (int k = 0; k < tr::kNumCats; ++k) b[tr::cat_name(static_cast<tr::Cat>(k))] = static_cast<uint64_t>(std::round(c.ns[k] * r_.clock_ghz));
+    for (tr::TimeKind k : tr::kAllTimeKinds) b[tr::time_kind_name(k)] = cyc[tr::index_of(k)];
     cores.push_back(Json{{"core", i}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
-                         {"cycles", static_cast<uint64_t>(std::round((c.end_ns - c.start_ns) * r_.clock_ghz))}, {"breakdown_cycles", b},
+                         {"cycles", tr::total_cycles(c, r_.clock_ghz)}, {"breakdown_cycles", b},
                          {"hbm_accesses", c.hbm_accesses}, {"tcm_accesses", c.tcm_accesses},
                          {"dma_transfers", c.dma_transfers}, {"dma_bytes", c.dma_bytes}, {"bulk_bytes", c.bulk_bytes}, {"api_calls", c.api_calls}});
   }
   rep["cores"] = cores;
+  // The heaps of the cores that ran, their memories and DMA channels, their stacks.
+  Json heaps = Json::object();
+  for (const auto& [name, h] : heaps_) {
+    if (!h.initialised) continue;
+    const auto ex = exhaustion_.find(name);
+    heaps[name] = heap_json(h, ex == exhaustion_.end() ? 0 : ex->second);
+  }
+  rep["heaps"] = heaps;
+  Json mems = Json::object();
+  for (const Memory* mem : reported_memories()) mems[mem->name] = memory_json(mem->stats, mem->clock_ns);
+  rep["memories"] = mems;
+  Json chans = Json::array();
+  const size_t per_core = dma_channels_per_core();
+  for (size_t i = 0; i < r_.cores.size() && i < dma_.size(); ++i)
+    for (size_t ch = 0; ch < dma_[i].size(); ++ch) chans.push_back(channel_json(i * per_core + ch, dma_[i][ch]));
+  rep["dma"] = Json{{"channels", chans}};
+  Json stacks = Json::array();
+  for (size_t i = 0; i < r_.cores.size(); ++i) {
+    const auto& c = r_.cores[i];
+    stacks.push_back(Json{{"core", i}, {"kernel_high_water", c.stack_peak}, {"high_water", c.frames_high_water},
+                          {"hbm_high_water", c.frames_hbm_high_water}, {"hbm_stack", c.hbm_stack},
+                          {"hbm_stack_size", c.hbm_stack_size}});
+  }
+  rep["stack"] = Json{{"limit", r_.stack_limit}, {"cores", stacks}};
   auto copy = [](const tr::HostCopy& h) { return Json{{"bytes", h.bytes}, {"start_ns", h.start_ns}, {"end_ns", h.end_ns}}; };
   rep["host_copies"] = Json{{"inputs", copy(r_.inputs_copy)}, {"output", copy(r_.output_copy)}};
   Json diags = Json::array();
-  for (const auto& d : r_.diagnostics)
-    diags.push_back(Json{{"severity", d.severity}, {"kind", d.kind}, {"kernel", d.kernel}, {"core", d.core},
-                         {"call", d.call}, {"address", d.address}, {"message", d.message}});
+  for (const auto& d : r_.diagnostics) {
+    Json dj{{"severity", d.severity}, {"kind", d.kind}, {"kernel", d.kernel}, {"core", d.core},
+            {"call", d.call}, {"address", d.address}, {"message", d.message}};
+    if (!d.backtrace.empty()) dj["backtrace"] = d.backtrace;  // a contained kernel fault
+    diags.push_back(dj);
+  }
   rep["diagnostics"] = diags;
   Json outj;
   if (r_.output.defined()) {
@@ -337,6 +434,7 @@ class TorchOps : public Workload {
   }
   rep["output"] = outj;
   rep["reference"] = t.reference.empty() ? Json() : Json{{"name", t.reference}, {"mismatches", mismatches_}, {"first_mismatch", first_mismatch_}};
+  rep["energy"] = energy_json(r_.energy);
   Json mj = Json::object();
   for (const auto& [k, v] : m) mj[k] = v;
   rep["metrics"] = mj;
@@ -356,12 +454,15 @@ class TorchOps : public Workload {
                      lay.name, lay.pool_lo, lay.pool_hi, lay.hdr_lo, lay.hdr_hi,
                      lay.header_in_pool() ? " inside the pool (fewer than four 4 KiB stream buffers fit)" : "");
   out << fmt::format("  simulated time   {:.3f} us = {} cycles at {} GHz\n", r_.duration_ns / 1e3, cyc(r_.duration_ns), r_.clock_ghz);
-  out << "  cycles by core   compute      hbm      tcm      dma    stack     call    total\n";
+  // Each core's cycles by kind (they add up to its total, from its start to the op's end).
+  std::string head = "  cycles by core ";
+  for (tr::TimeKind k : tr::kAllTimeKinds) head += fmt::format("{:>13}", kind_label(k));
+  out << head << fmt::format("{:>13}", "total") << "\n";
   for (size_t i = 0; i < r_.cores.size(); ++i) {
     const auto& c = r_.cores[i];
-    out << fmt::format("    core {:<2}      {:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n", i, cyc(c.ns[tr::kCompute]),
-                       cyc(c.ns[tr::kHbm]), cyc(c.ns[tr::kTcm]), cyc(c.ns[tr::kDma]), cyc(c.ns[tr::kStack]),
-                       cyc(c.ns[tr::kCall]), cyc(c.end_ns - c.start_ns));
+    std::string row = fmt::format("    core {:<2}      ", i);
+    for (uint64_t v : tr::kind_cycles(c, r_.clock_ghz)) row += fmt::format("{:>13}", v);
+    out << row << fmt::format("{:>13}", tr::total_cycles(c, r_.clock_ghz)) << "\n";
   }
   out << fmt::format("  traffic          HBM {} B in {} requests ({} core accesses), DMA {} B in {} descriptors, TCM peak {} B\n",
                      r_.hbm_bytes, r_.hbm_requests, static_cast<uint64_t>(report["metrics"]["hbm_accesses"].get<double>()), r_.dma_bytes, r_.dma_descriptors, r_.tcm_peak_bytes);
@@ -369,23 +470,44 @@ class TorchOps : public Workload {
                      "(core 0's port; not in the op's time)\n",
                      r_.inputs_copy.bytes, cyc(r_.inputs_copy.end_ns - r_.inputs_copy.start_ns), r_.output_copy.bytes,
                      cyc(r_.output_copy.end_ns - r_.output_copy.start_ns));
-  out << fmt::format("  stack            {}{}\n",
+  uint64_t kernel_stack = 0, frames = 0;
+  for (const auto& c : r_.cores) {
+    kernel_stack = std::max(kernel_stack, c.stack_peak);
+    frames = std::max<uint64_t>(frames, std::max(c.frames_high_water, c.frames_hbm_high_water));
+  }
+  out << fmt::format("  stack            {}: {}; high-water {} B in the kernel (host-measured), {} B of library frames\n",
                      r_.stack_size >= 0 ? fmt::format("STACK_SIZE={}", r_.stack_size) : "no STACK_SIZE",
-                     r_.hbm_stack ? ": in HBM (stack switch)" : ": local dataram");
+                     r_.hbm_stack ? "in HBM (stack switch)"
+                                  : fmt::format("local dataram{}", r_.stack_size >= 0 ? "" : fmt::format(", {} B", r_.stack_limit)),
+                     kernel_stack, frames);
+  if (r_.kernel.empty()) {
+  } else if (r_.kernel_code_timed)
+    out << fmt::format("  kernel code      timed: {} was compiled with the npusim kernel-cost pass\n",
+                       r_.kernel_code_source.empty() ? r_.kernel : r_.kernel_code_source);
+  else
+    out << fmt::format("  kernel code      NOT MODELLED: {} was built without the npusim kernel-cost pass, so its own "
+                       "arithmetic, loops and TCM/stack accesses took no simulated time; build it with `npusim op "
+                       "build` (or npusim_add_custom_op) to time them\n",
+                       r_.kernel);
   if (r_.output.defined())
     out << fmt::format("  output           {}, fnv1a {}\n", shape_text(r_.output), report["output"]["fnv1a"].get<std::string>());
   if (!t.reference.empty())
     out << fmt::format("  reference        {}: {}\n", t.reference,
                        mismatches_ ? fmt::format("{} mismatches, first {}", mismatches_, first_mismatch_)
                                   : fmt::format("equal ({} elements)", r_.output.defined() ? r_.output.numel() : 0));
+  write_energy_summary(out, r_.energy);
   for (const auto& d : r_.diagnostics) out << fmt::format("  {}: {}\n", d.severity, d.message);
   if (r_.failed) out << fmt::format("  FAULT ({}): {}\n", r_.fault_kind, r_.fault_message);
+  if (r_.failed && !r_.fault_backtrace.empty()) {
+    out << "  kernel backtrace (innermost first):\n";
+    for (size_t i = 0; i < r_.fault_backtrace.size(); ++i) out << fmt::format("    #{} {}\n", i, r_.fault_backtrace[i]);
+  }
   write_expectations_and_result(out, expectations, exit_code);
 
   }
 
  private:
-  // The dataram pool and heap header of the layout that ran (issue 16).
+  // The dataram pool and heap header of the layout that ran.
   struct LayoutSpan {
     std::string name;
     uint64_t pool_lo, pool_hi, hdr_lo, hdr_hi;
@@ -407,6 +529,29 @@ class TorchOps : public Workload {
   fw::NeuronPlatformConfig cfg_;
   tr::OpSpec spec_;
   tr::OpResult r_;
+  // The heaps, memories and DMA channels of the GPSIMD cores (the spec's on_built and
+  // on_finished): the report's `heaps`, `memories`, `dma`; the trace's heap blocks and memory series.
+  std::map<std::string, HeapTrack> heaps_;
+  std::map<std::string, uint64_t> exhaustion_;
+  HeapBlockTracker blocks_;
+  struct Memory {
+    std::string name;
+    double clock_ns;
+    models::MemoryStats stats;
+  };
+  std::vector<Memory> memories_;
+  std::vector<std::vector<models::DmaChannelStats>> dma_;
+  // HBM and the TCMs of the cores that ran.
+  std::vector<const Memory*> reported_memories() const {
+    std::vector<const Memory*> v;
+    for (const auto& m : memories_) {
+      bool keep = m.name == "hbm";
+      for (size_t i = 0; i < r_.cores.size(); ++i) keep = keep || m.name == fmt::format("core{}_tcm", i);
+      if (keep) v.push_back(&m);
+    }
+    return v;
+  }
+  size_t dma_channels_per_core() const { return std::max(1u, cfg_.gpsimd_cores.dma_engines / cfg_.gpsimd_cores.cores); }
   uint64_t mismatches_ = 0;
   std::string first_mismatch_;
 };

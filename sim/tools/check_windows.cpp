@@ -2,6 +2,7 @@
 // rule, the text and JSON reports, the command. The descriptor files are read in
 // check_windows_input.cpp.
 #include "sim/tools/check_windows.h"
+#include "sim/input/yaml_input.h"
 
 #include "sim/input/json_input.h"
 #include "sim/output/json_text.h"
@@ -153,8 +154,7 @@ int run_check_windows(const CheckWindowsOptions& opt, std::ostream& out) {
   for (const auto& w : opt.windows) rules.push_back(parse_window_spec(w));
   if (rules.empty()) rules.emplace_back();  // the firmware's dataram window
   const DescriptorFormat fmt_kind = descriptor_format(opt.file, opt.format);
-  std::ifstream in(opt.file, std::ios::binary);
-  if (!in) throw InputError(opt.file, 0, opt.file, "cannot open descriptors file");
+  std::istringstream in(read_input_file(opt.file, "descriptors"));  // bounded, directories refused
   const auto ds = fmt_kind == DescriptorFormat::kCsv ? parse_descriptors_csv(in, opt.file)
                                                      : parse_descriptors_json(in, opt.file);
   const WindowReport r = check_descriptors(opt.file, ds, rules);

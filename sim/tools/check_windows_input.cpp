@@ -150,12 +150,6 @@ Columns parse_header(const std::vector<std::string>& fields, const std::string& 
   return c;
 }
 
-// Line (1-based) of the character at byte `offset` of `text`.
-int line_at(const std::string& text, size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
-}
-
 // The line where each element of the descriptor array starts. `array_depth`: nesting depth at
 // which that array opens (0: the document is the array; 1: it is a member of the top object).
 // `text` is valid JSON (it parsed).
@@ -198,15 +192,6 @@ std::vector<int> element_lines(const std::string& text, int array_depth) {
 }
 
 // The reason of a nlohmann parse error without its "[json.exception...] ... column N: " prefix.
-std::string json_reason(const std::string& what) {
-  const size_t col = what.find("column");
-  if (col != std::string::npos) {
-    const size_t colon = what.find(": ", col);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  return what;
-}
-
 std::string extra_value(const json& v, const std::string& file, int line, size_t index,
                         const std::string& key) {
   if (v.is_string()) return v.get<std::string>();
@@ -279,26 +264,7 @@ std::vector<Descriptor> parse_descriptors_csv(std::istream& in, const std::strin
 
 std::vector<Descriptor> parse_descriptors_json(std::istream& in, const std::string& file) {
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  check_json_structure(text, file);  // depth cap and duplicate keys, with line:col
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte: 1-based position of the character the parser stopped at.
-    const size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string tok = at < text.size() ? text.substr(at, 20) : "end of file";
-    if (const size_t nl = tok.find('\n'); nl != std::string::npos) tok.erase(nl);
-    throw InputError(file, line_at(text, at), tok,
-                     fmt::format("invalid JSON at byte {}: {}", e.byte, json_reason(e.what())));
-  } catch (const json::exception& e) {
-    // A number beyond a double (out_of_range.406): the parser names it, not its place.
-    const std::string what = e.what();
-    const size_t q = what.find('\'');
-    const std::string tok = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
-    const size_t at = tok.empty() ? std::string::npos : text.find(tok);
-    throw InputError(file, at == std::string::npos ? 0 : line_at(text, at), tok,
-                     "a number too large to read (beyond the range of a double)");
-  }
+  const json doc = parse_json_input(text, file);  // depth cap, duplicate keys, syntax: file:line
   const json* list = &doc;
   int depth = 0;
   if (doc.is_object()) {

@@ -5,6 +5,12 @@
 // expands it into numbered points, `validate()` checks every point's profile in-process before
 // anything runs, `run_local()` runs the points with N processes at once, `run_point()` runs one
 // (a Slurm array task), `collect()` merges the per-point files into results.csv/.jsonl.
+//
+// The files read top-down, each calling only those above it: sweep_files.cpp (a point's files:
+// where they live, JSON written whole and read back), then sweep_plan.cpp (the sweep file, its
+// points and plan.json; it knows nothing of runs), then sweep_validate.cpp, sweep_run.cpp and
+// sweep_slurm.cpp (each works from a plan), then sweep_results.cpp (collects what the runs
+// left). tests/sweep/layering.cmake checks the order on the compiled objects.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -47,6 +53,9 @@ struct Point {
   nlohmann::ordered_json to_json() const;  // what a point directory's point.json holds
 };
 
+// The most points one sweep may have; the sweep file's points are counted before any is made.
+inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
 struct Plan {
   std::string name, sweep_file, npusim, platform;
   bool trace = false, vcd = false;  // per-point outputs besides the report
@@ -69,8 +78,9 @@ Plan plan_text(const std::string& text, const std::string& file);
 // naming the point, its overrides, the key and where it was written.
 void validate(const Plan& plan);
 
-// Where a point's files live: DIR/points/00042.
-std::string point_dir(const std::string& dir, std::size_t index);
+// Makes DIR for a sweep's files: a new folder, an empty one, or one that holds a sweep (its
+// plan.json). Throws InputError naming `what` (the option) otherwise.
+void prepare_sweep_dir(const std::string& dir, const char* what);
 
 // Writes DIR/plan.json (the plan every later step reads back).
 void write_plan(const Plan& plan, const std::string& dir);

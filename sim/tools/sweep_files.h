@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,9 @@ inline constexpr const char* kPointFile = "point.json";    // the point's defini
 inline constexpr const char* kStatusFile = "status.json";  // exit code, signal, host time, message
 inline constexpr const char* kReportFile = "report.json";  // the run's report (docs/report.md)
 inline constexpr const char* kLogFile = "log.txt";         // the run's stdout and stderr
+
+// Where a point's files live: DIR/points/00042.
+std::string point_dir(const std::string& dir, std::size_t index);
 
 // Writes `j` to `path` through a temporary file and a rename (no half-written file survives).
 void write_json_file(const std::string& path, const nlohmann::ordered_json& j);

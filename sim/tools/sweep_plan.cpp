@@ -1,4 +1,5 @@
-// The sweep file: parsing, expansion into points, the plan file.
+// The sweep file: parsing, expansion into points, the plan file (with the npusim that runs the
+// points). Nothing here knows how points are run.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -8,6 +9,9 @@
 #include <set>
 
 #include "sim/input/input_error.h"
+#include "sim/input/json_fields.h"
+#include "sim/input/json_input.h"
+#include "sim/output/output_paths.h"
 #include "sim/input/yaml_input.h"
 #include "sim/run/scenario_runner.h"  // default_scenario_text (layering: see sweep_validate.cpp)
 #include "sim/tools/sweep.h"
@@ -51,6 +55,12 @@ class SweepInput : public YamlInput {
   }
 };
 
+// A count as people read it: the digits up to a trillion, beyond it "about 1.0e+15".
+std::string show_count(double n) {
+  if (n < 1e12) return fmt::format("{:.0f}", n);
+  return fmt::format("about {:.1e}", n);
+}
+
 // FNV-1a (64 bit) of a scenario's text, in hex: cheap, and enough to see that a file changed.
 std::string digest(const std::string& text) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -85,10 +95,12 @@ SlurmSpec parse_slurm(const SweepInput& in, const YAML::Node& n) {
   return s;
 }
 
-// `grid:` -> the cartesian product, the first key varying slowest (like nested loops).
-std::vector<std::vector<Override>> expand_grid(const SweepInput& in, const YAML::Node& g) {
+using Axes = std::vector<std::pair<std::string, std::vector<std::pair<std::string, Where>>>>;
+
+// `grid:` -> its keys and their values (expanded by expand_grid once the points are counted).
+Axes parse_grid(const SweepInput& in, const YAML::Node& g) {
   if (!g.IsMap() || g.size() == 0) in.fail(g, "grid takes a map of section.key: [values]");
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, Where>>>> axes;
+  Axes axes;
   for (const auto& kv : g) {
     const std::string k = in.key(kv.first);
     const auto& vals = kv.second;
@@ -102,6 +114,11 @@ std::vector<std::vector<Override>> expand_grid(const SweepInput& in, const YAML:
     }
     axes.emplace_back(k, std::move(vs));
   }
+  return axes;
+}
+
+// The cartesian product, the first key varying slowest (like nested loops).
+std::vector<std::vector<Override>> expand_grid(const Axes& axes) {
   std::vector<std::vector<Override>> out{{}};
   for (const auto& [key, vals] : axes) {
     std::vector<std::vector<Override>> next;
@@ -176,13 +193,10 @@ Plan plan_text(const std::string& text, const std::string& file) {
   if (scenarios.empty())
     scenarios.push_back(SweepScenario{kDefaultScenario, Where{file, 1, 1}, digest(default_scenario_text())});
 
-  std::vector<std::vector<Override>> combos;
-  if (const auto g = root["grid"]) combos = expand_grid(in, g);
-  if (const auto l = root["points"]) {
-    auto more = expand_list(in, l);
-    combos.insert(combos.end(), more.begin(), more.end());
-  }
-  if (combos.empty()) combos.emplace_back();  // each scenario once, as it is
+  Axes axes;
+  if (const auto g = root["grid"]) axes = parse_grid(in, g);
+  std::vector<std::vector<Override>> listed;
+  if (const auto l = root["points"]) listed = expand_list(in, l);
 
   const unsigned repeat = root["repeat"] ? in.count(root["repeat"], "repeat", 1, 100000) : 1;
   std::string seed_key;
@@ -205,17 +219,44 @@ Plan plan_text(const std::string& text, const std::string& file) {
   }
   if (const auto s = root["slurm"]) plan.slurm = parse_slurm(in, s);
 
+  // Count the points before making any: a grid of 10^10 points is an error, not an exhausted
+  // memory. The count saturates; its factors say where it comes from.
+  auto mul = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+  uint64_t grid_points = axes.empty() ? 0 : 1;
+  double grid_approx = axes.empty() ? 0 : 1;
+  for (const auto& [k, vals] : axes) {
+    grid_points = mul(grid_points, vals.size());
+    grid_approx *= static_cast<double>(vals.size());
+  }
+  const uint64_t combos_n = grid_points == UINT64_MAX ? UINT64_MAX : std::max<uint64_t>(1, grid_points + listed.size());
+  const uint64_t nseeds_n = seeds.empty() ? 1 : seeds.size();
+  const uint64_t total = mul(mul(mul(scenarios.size(), combos_n), nseeds_n), repeat);
+  if (total > kMaxSweepPoints) {
+    const double approx = static_cast<double>(scenarios.size()) * std::max(1.0, grid_approx + static_cast<double>(listed.size())) *
+                          static_cast<double>(nseeds_n) * static_cast<double>(repeat);
+    std::string factors = fmt::format("{} scenario(s) x {} grid and list point(s)", scenarios.size(),
+                                      show_count(grid_approx + static_cast<double>(listed.size())));
+    if (!seeds.empty()) factors += fmt::format(" x {} seeds", seeds.size());
+    if (repeat > 1) factors += fmt::format(" x repeat {}", repeat);
+    throw InputError(file, 1, show_count(approx),
+                     fmt::format("the sweep has {} points ({}); one sweep runs at most {}", show_count(approx), factors,
+                                 kMaxSweepPoints), 1);
+  }
+  std::vector<std::vector<Override>> combos;
+  if (!axes.empty()) combos = expand_grid(axes);
+  combos.insert(combos.end(), listed.begin(), listed.end());
+  if (combos.empty()) combos.emplace_back();  // each scenario once, as it is
+
   std::set<std::string> known;
   auto note_key = [&](const std::string& k) {
     if (known.insert(k).second) plan.keys.push_back(k);
   };
-  constexpr std::size_t kMaxPoints = 10'000'000;
+  plan.points.reserve(total);
   for (const auto& sc : scenarios)
     for (const auto& combo : combos) {
       const std::size_t nseeds = seeds.empty() ? 1 : seeds.size();
       for (std::size_t si = 0; si < nseeds; ++si)
         for (unsigned rep = 0; rep < repeat; ++rep) {
-          if (plan.points.size() >= kMaxPoints) throw InputError(file, 0, "", fmt::format("more than {} points", kMaxPoints));
           Point p;
           p.index = plan.points.size();
           p.scenario = sc.path;
@@ -244,11 +285,13 @@ Plan plan_text(const std::string& text, const std::string& file) {
   return plan;
 }
 
-Plan plan_file(const std::string& path) { return plan_text(read_input_file(path, "sweep"), path); }
-
-std::string point_dir(const std::string& dir, std::size_t index) {
-  return (fs::path(dir) / "points" / fmt::format("{:05d}", index)).string();
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("npusim") : p.string();
 }
+
+Plan plan_file(const std::string& path) { return plan_text(read_input_file(path, "sweep"), path); }
 
 nlohmann::ordered_json Plan::to_json() const {
   nlohmann::ordered_json pts = nlohmann::ordered_json::array();
@@ -265,55 +308,68 @@ nlohmann::ordered_json Plan::to_json() const {
 }
 
 Plan Plan::from_json(const nlohmann::json& j, const std::string& file) {
-  try {
-    if (j.at("npusim_sweep_version").get<int>() != kPlanVersion)
-      throw InputError(file, 0, j.at("npusim_sweep_version").dump(), "unsupported plan version");
-    Plan p;
-    p.name = j.at("name").get<std::string>();
-    p.sweep_file = j.at("sweep_file").get<std::string>();
-    p.npusim = j.at("npusim").get<std::string>();
-    p.platform = j.at("platform").get<std::string>();
-    p.trace = j.at("outputs").at("trace").get<bool>();
-    p.vcd = j.at("outputs").at("vcd").get<bool>();
-    p.keys = j.at("keys").get<std::vector<std::string>>();
-    p.has_seed = j.at("has_seed").get<bool>();
-    for (const auto& e : j.at("points")) {
-      Point pt;
-      pt.index = e.at("index").get<std::size_t>();
-      if (pt.index != p.points.size()) throw InputError(file, 0, e.at("index").dump(), "points are not numbered in order");
-      pt.scenario = e.at("scenario").get<std::string>();
-      pt.scenario_digest = e.at("scenario_digest").get<std::string>();
-      for (const auto& [k, v] : e.at("set").items()) pt.sets.emplace_back(k, v.get<std::string>());
-      pt.rep = e.at("rep").get<unsigned>();
-      if (!e.at("seed").is_null()) pt.seed = e.at("seed").get<std::string>();
-      p.points.push_back(std::move(pt));
-    }
-    return p;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "", std::string("not a sweep plan: ") + e.what());
+  const JsonFields f(file);
+  f.object(j, "");
+  const int64_t version = f.integer(f.member(j, "", "npusim_sweep_version"), "npusim_sweep_version", 0, INT32_MAX);
+  if (version != kPlanVersion)
+    throw InputError(file, 0, std::to_string(version),
+                     fmt::format("npusim_sweep_version: this npusim reads plan version {}", kPlanVersion));
+  Plan p;
+  p.name = f.string(f.member(j, "", "name"), "name");
+  p.sweep_file = f.string(f.member(j, "", "sweep_file"), "sweep_file");
+  p.npusim = f.string(f.member(j, "", "npusim"), "npusim");
+  p.platform = f.string(f.member(j, "", "platform"), "platform");
+  const auto& outputs = f.member(j, "", "outputs");
+  p.trace = f.boolean(f.member(outputs, "outputs", "trace"), "outputs.trace");
+  p.vcd = f.boolean(f.member(outputs, "outputs", "vcd"), "outputs.vcd");
+  const auto& keys = f.list(f.member(j, "", "keys"), "keys");
+  for (size_t i = 0; i < keys.size(); ++i) p.keys.push_back(f.string(keys[i], JsonFields::index("keys", i)));
+  p.has_seed = f.boolean(f.member(j, "", "has_seed"), "has_seed");
+  const auto& points = f.list(f.member(j, "", "points"), "points");
+  if (points.size() > kMaxSweepPoints)
+    throw InputError(file, 0, std::to_string(points.size()), fmt::format("points: more than {} points", kMaxSweepPoints));
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string at = JsonFields::index("points", i);
+    const auto& e = f.object(points[i], at);
+    Point pt;
+    pt.index = static_cast<std::size_t>(f.integer(f.member(e, at, "index"), at + ".index", 0, INT64_MAX));
+    if (pt.index != i) f.fail(at + ".index", e["index"], fmt::format("must be {}: points are numbered in order", i));
+    pt.scenario = f.string(f.member(e, at, "scenario"), at + ".scenario");
+    pt.scenario_digest = f.string(f.member(e, at, "scenario_digest"), at + ".scenario_digest");
+    const auto& set = f.object(f.member(e, at, "set"), at + ".set");
+    for (const auto& [k, v] : set.items()) pt.sets.emplace_back(k, f.string(v, at + ".set." + k));
+    pt.rep = static_cast<unsigned>(f.integer(f.member(e, at, "rep"), at + ".rep", 0, UINT32_MAX));
+    const auto& seed = f.member(e, at, "seed");
+    if (!seed.is_null()) pt.seed = f.string(seed, at + ".seed");
+    p.points.push_back(std::move(pt));
   }
+  return p;
+}
+
+void prepare_sweep_dir(const std::string& dir, const char* what) {
+  std::error_code ec;
+  const auto st = fs::status(dir, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) throw InputError(what, 0, dir, "exists and is not a folder");
+    // A sweep writes its files into DIR (results.csv, points/...): a folder of other files is
+    // not taken over.
+    if (!fs::exists(fs::path(dir) / "plan.json") && !fs::is_empty(dir, ec))
+      throw InputError(what, 0, dir, "holds other files and no sweep (no plan.json): give a new or empty folder");
+    return;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(what, 0, dir, "cannot be created: " + ec.message());
 }
 
 void write_plan(const Plan& plan, const std::string& dir) {
-  fs::create_directories(dir);
-  const std::string path = (fs::path(dir) / "plan.json").string();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << plan.to_json().dump(1) << '\n';
-    if (!out) throw InputError(path, 0, "", "cannot write the sweep plan");
-  }
-  fs::rename(tmp, path);
+  write_output({"npusim sweep", (fs::path(dir) / "plan.json").string(), {}}, plan.to_json().dump(1) + "\n");
 }
 
 Plan read_plan(const std::string& dir) {
   const std::string path = (fs::path(dir) / "plan.json").string();
-  std::ifstream in(path);
-  if (!in)
+  if (!input_file_problem(path).empty())
     throw InputError(path, 0, dir, "no sweep plan here (write one with `npusim sweep SWEEP.yaml --emit slurm DIR` or run the sweep)");
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) throw InputError(path, 0, "", "the sweep plan is not valid JSON");
-  return Plan::from_json(j, path);
+  return Plan::from_json(parse_json_input(read_input_file(path, "sweep plan"), path), path);
 }
 
 }  // namespace npusim::sim::sweep

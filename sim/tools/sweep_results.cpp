@@ -6,38 +6,15 @@
 #include <set>
 
 #include "sim/input/input_error.h"
+#include "sim/input/json_input.h"
+#include "sim/input/yaml_input.h"
+#include "sim/output/output_paths.h"
 #include "sim/tools/sweep.h"
 #include "sim/tools/sweep_files.h"
 
 namespace npusim::sim::sweep {
 
 namespace fs = std::filesystem;
-
-void write_json_file(const std::string& path, const nlohmann::ordered_json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(1) << '\n';
-    if (!out) throw InputError(path, 0, "", "cannot write this file");
-  }
-  fs::rename(tmp, path);
-}
-
-std::optional<nlohmann::json> read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
-  return j;
-}
-
-std::optional<nlohmann::json> read_report(const std::string& point_dir) {
-  auto j = read_json_file((fs::path(point_dir) / kReportFile).string());
-  if (!j || !j->is_object() || !j->contains("npusim_report_version") || !j->contains("outcome") ||
-      !(*j)["outcome"].is_object())
-    return std::nullopt;
-  return j;
-}
 
 namespace {
 
@@ -104,16 +81,26 @@ Summary collect(const std::string& dir) {
                              : "the point directory holds another point (the sweep changed): rerun";
       ++s.missing;
     } else {
-      exit_code = (*st)["exit_code"];
-      host = (*st)["host_time_s"];
-      message = st->value("message", "");
-      if (report) status = (*report)["outcome"].value("status", "unknown");
-      else if (!(*st)["signal"].is_null()) status = "crashed";
+      // Written by this npusim, but read as input: a member of another type is not trusted.
+      auto member = [&](const char* k) { return st->is_object() && st->contains(k) ? (*st)[k] : nlohmann::json(); };
+      if (member("exit_code").is_number_integer()) exit_code = member("exit_code");
+      if (member("host_time_s").is_number()) host = member("host_time_s");
+      if (member("message").is_string()) message = member("message").get<std::string>();
+      const auto& outcome = report ? (*report)["outcome"] : nlohmann::json();
+      if (report && outcome.contains("status") && outcome["status"].is_string()) status = outcome["status"].get<std::string>();
+      else if (report) status = "unknown";
+      else if (!member("signal").is_null()) status = "crashed";
       else if (exit_code == 2) status = "rejected";
       else status = "failed";
+      // A point passed when its run exited 0 and left its report: the summary, the exit code
+      // and the CSV agree on that. A report that says ok from a run that exited non-zero (an
+      // output it could not write) is a failed point, and its status says so.
+      if (status == "ok" && exit_code != 0) status = "failed";
+      const bool passed = report && status != "unknown" && exit_code == 0;
+      if (!report && exit_code == 0 && message.empty()) message = "the run exited 0 but left no readable report";
       if (status == "interrupted") ++s.missing;  // stopped by SIGINT/SIGTERM: did not finish
       else {
-        if (!exit_code.is_number_integer() || exit_code.get<int>() != 0) ++s.failed;
+        if (!passed) ++s.failed;
         ++s.ran;
       }
     }
@@ -132,15 +119,13 @@ Summary collect(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> metric_cols;  // (metric, column name)
   for (const auto& n : metric_names) metric_cols.emplace_back(n, taken.count(n) ? "metric." + n : n);
 
-  const std::string csv_path = (fs::path(dir) / "results.csv").string();
-  const std::string jsonl_path = (fs::path(dir) / "results.jsonl").string();
-  std::ofstream csv(csv_path + ".tmp"), jsonl(jsonl_path + ".tmp");
+  std::string csv, jsonl;
   std::vector<std::string> header = fixed;
   header.insert(header.end(), keys.begin(), keys.end());
   header.insert(header.end(), tail.begin(), tail.end());
   for (const auto& [n, c] : metric_cols) header.push_back(c);
-  for (std::size_t i = 0; i < header.size(); ++i) csv << (i ? "," : "") << csv_field(header[i]);
-  csv << '\n';
+  for (std::size_t i = 0; i < header.size(); ++i) csv += (i ? "," : "") + csv_field(header[i]);
+  csv += '\n';
   for (std::size_t r = 0; r < rows.size(); ++r) {
     auto& row = rows[r];
     for (const auto& [n, c] : metric_cols) {
@@ -149,17 +134,14 @@ Summary collect(const std::string& dir) {
     }
     bool first = true;
     for (const auto& [k, v] : row.items()) {
-      csv << (first ? "" : ",") << csv_field(cell(v));
+      csv += (first ? "" : ",") + csv_field(cell(v));
       first = false;
     }
-    csv << '\n';
-    jsonl << row.dump() << '\n';
+    csv += '\n';
+    jsonl += row.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
   }
-  if (!csv || !jsonl) throw InputError(dir, 0, "", "cannot write results.csv / results.jsonl here");
-  csv.close();
-  jsonl.close();
-  fs::rename(csv_path + ".tmp", csv_path);
-  fs::rename(jsonl_path + ".tmp", jsonl_path);
+  write_output({"npusim sweep", (fs::path(dir) / "results.csv").string(), {}}, csv);
+  write_output({"npusim sweep", (fs::path(dir) / "results.jsonl").string(), {}}, jsonl);
   return s;
 }
 

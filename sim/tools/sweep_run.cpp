@@ -74,13 +74,19 @@ pid_t start_point(const Plan& plan, const Point& p, const std::string& dir, std:
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // The point's own log, in its own folder; never through a link placed there.
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   // Its own process group: a terminal's Ctrl-C reaches the sweep only, which forwards it once
   // (a second signal would end the point at once, without its outputs).
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  // npusim ignores SIGPIPE (a write error is reported as one); the point starts with defaults.
+  sigset_t deflt;
+  sigemptyset(&deflt);
+  sigaddset(&deflt, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &deflt);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
@@ -99,9 +105,13 @@ std::string point_message(const std::string& pdir, int exit_code, int sig) {
   std::string msg;
   if (exit_code != 0) {  // a fault first: it is why the expectations failed
     const auto report = read_report(pdir);
-    if (report && (*report)["outcome"].value("fault", nlohmann::json()).is_object())
-      msg = (*report)["outcome"]["fault"].value("kind", "fault") + ": " +
-            (*report)["outcome"]["fault"].value("message", "");
+    if (report && (*report)["outcome"].contains("fault") && (*report)["outcome"]["fault"].is_object()) {
+      const auto& f = (*report)["outcome"]["fault"];
+      auto text = [&f](const char* k, const char* dflt) {
+        return f.contains(k) && f[k].is_string() ? f[k].get<std::string>() : std::string(dflt);
+      };
+      msg = text("kind", "fault") + ": " + text("message", "");
+    }
   }
   std::ifstream log(fs::path(pdir) / kLogFile);
   for (std::string line; std::getline(log, line);)
@@ -167,12 +177,6 @@ class Progress {
 };
 
 }  // namespace
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("npusim") : p.string();
-}
 
 bool point_complete(const std::string& dir, const Point& p) {
   const std::string pdir = point_dir(dir, p.index);
@@ -275,7 +279,9 @@ int run_point(const std::string& dir, std::size_t index) {
   const Point& p = plan.points[index];
   if (point_complete(dir, p)) {  // a resubmitted task: keep the result
     const auto st = read_json_file((fs::path(point_dir(dir, index)) / kStatusFile).string());
-    return st->value("exit_code", nlohmann::json(1)).is_number() ? (*st)["exit_code"].get<int>() : 1;
+    const bool known = st->is_object() && st->contains("exit_code") && (*st)["exit_code"].is_number_integer();
+    const int64_t code = known ? (*st)["exit_code"].get<int64_t>() : 1;
+    return code >= 0 && code <= 255 ? static_cast<int>(code) : 1;
   }
   std::string why;
   const auto t0 = Clock::now();

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "sim/input/input_error.h"
+#include "sim/output/output_paths.h"
 #include "sim/tools/sweep.h"
 
 namespace npusim::sim::sweep {
@@ -27,13 +28,7 @@ std::string sh_quote(const std::string& s) {
 constexpr std::size_t kDefaultMaxArraySize = 1001;
 
 void write_script(const std::string& path, const std::string& text) {
-  {
-    std::ofstream out(path);
-    out << text;
-    if (!out) throw InputError(path, 0, "", "cannot write this file");
-  }
-  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec);
+  write_output({"--emit", path, {}}, text, 0755);
 }
 
 std::string resources(const SlurmSpec& s) {
@@ -54,7 +49,10 @@ std::size_t emit_slurm(const Plan& plan, const std::string& dir_in, std::size_t 
   // #SBATCH lines are not shell-quoted, and Slurm expands % in --output.
   if (dir.find_first_of(" \t\n%\"'\\") != std::string::npos)
     throw InputError("--emit", 0, dir, "a Slurm sweep directory cannot hold spaces, quotes, '\\' or '%' (#SBATCH --output names it)");
-  fs::create_directories(fs::path(dir) / "slurm");  // Slurm does not create --output directories
+  prepare_sweep_dir(dir, "--emit");
+  std::error_code ec;
+  fs::create_directories(fs::path(dir) / "slurm", ec);  // Slurm does not create --output directories
+  if (ec) throw InputError("--emit", 0, (fs::path(dir) / "slurm").string(), "cannot be created: " + ec.message());
   write_plan(plan, dir);
   const std::size_t n = plan.points.size();
   const std::size_t tasks = (n + chunk - 1) / chunk;

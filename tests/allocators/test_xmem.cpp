@@ -1,4 +1,4 @@
-// The xmem heap model against the documented firmware behaviour (seed 000, issue 2 facts).
+// The xmem heap model against the documented firmware behaviour (seed 000 §2-§3).
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
@@ -58,7 +58,7 @@ using FL = std::vector<std::pair<uint32_t, uint32_t>>;
 
 TEST_CASE("xmem init with an external header puts the whole pool in descriptor 0", "[xmem]") {
   Fixture f(0x1000, 0x1000, 32);
-  // Manager layout, byte for byte (issue 2 facts).
+  // Manager layout, byte for byte (seed 000 §2).
   CHECK(f.word(kMgr + 0) == 0);          // _lock
   CHECK(f.word(kMgr + 4) == 0x1000);     // _buffer
   CHECK(f.word(kMgr + 8) == 0x1000);     // _buffer_size

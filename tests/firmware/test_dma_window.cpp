@@ -1,4 +1,4 @@
-// The window rule check itself (plain C++): every case of issue 4's list.
+// The window rule check itself (plain C++): every case the window rules name.
 #include <catch2/catch.hpp>
 
 #include "models/dma_window.h"

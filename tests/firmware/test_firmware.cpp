@@ -1,4 +1,4 @@
-// The management core, DMA engine, stack switch and data transfer (issue 4). Each TEST_CASE
+// The management core, DMA engine, stack switch and data transfer. Each TEST_CASE
 // simulates once, and ctest runs each in its own process (SystemC elaborates once).
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Interrupted runs (issue 13): SIGINT/SIGTERM stop every runner at its next step or request,
+"""Interrupted runs: SIGINT/SIGTERM stop every runner at its next step or request,
 its outputs are complete and the exit code is 128 + the signal; a second signal ends at once.
 
     signal_test.py NPUSIM CASE
@@ -16,6 +16,18 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import output_checks  # noqa: E402
+
+
+def being_written(folder, name):
+    """An output exists or is being written: npusim writes `name` to a temporary file beside it,
+    `.NAME.npusim-XXXXXX`, and renames it into place when it is complete."""
+    try:
+        return any(f == name or f.startswith(f".{name}.npusim-") for f in os.listdir(folder))
+    except FileNotFoundError:
+        return False
 
 NEURON_LONG = """name: neuron-long
 platform: neuron-gpsimd
@@ -103,43 +115,11 @@ def finish(proc, expect_rc):
 
 
 def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{path} is not valid JSON: {e}")
+    return output_checks.load_json(path, fail)
 
 
 def check_vcd(path):
-    """Header with $enddefinitions, every value change on a declared id, times nondecreasing."""
-    ids, t, defs_done = set(), -1, False
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            if not defs_done:
-                w = line.split()
-                if w[0] == "$var":
-                    ids.add(w[3])
-                if w[0] == "$enddefinitions":
-                    defs_done = True
-                continue
-            if line.startswith("#"):
-                now = int(line[1:])
-                if now < t:
-                    fail(f"{path}:{n}: time {now} before {t}")
-                t = now
-            elif line[0] in "01xz":
-                if line[1:] not in ids:
-                    fail(f"{path}:{n}: undeclared id in '{line}'")
-            elif line[0] == "b":
-                if len(line.split()) != 2 or line.split()[1] not in ids:
-                    fail(f"{path}:{n}: bad vector change '{line}'")
-            elif not line.startswith("$"):
-                fail(f"{path}:{n}: not VCD: '{line}'")
-    if not defs_done:
-        fail(f"{path}: no $enddefinitions (cut short)")
+    output_checks.check_vcd(path, fail)
 
 
 def check_run(work, sig, name):
@@ -197,7 +177,7 @@ def main():
                 f.write(TORCH_LONG)
             p = start([npusim, "run", path, "--trace", "trace.json", "--vcd", "waves.vcd",
                        "--report", "report.json"], work)
-            wait_for(p, lambda: os.path.exists(os.path.join(work, "trace.json")), "the trace file")
+            wait_for(p, lambda: being_written(work, "trace.json"), "the trace file")
             p.send_signal(signal.SIGINT)
             finish(p, 130)
             r = check_run(work, signal.SIGINT, "SIGINT")
@@ -250,6 +230,9 @@ def main():
                 fail(f"exit {rc}, expected death by SIGINT or SIGTERM")
             if os.path.exists(os.path.join(work, "report.json")):
                 fail("a report after the second signal: the process did not end at once")
+            left = [f for f in os.listdir(work) if ".npusim-" in f or f == "trace.json"]
+            if left:
+                fail(f"files left after the second signal: {left} (its temporary files are removed)")
         elif case == "sweep":
             # The sweep sends its signal to the running point, which stops and writes a report
             # marked interrupted; the sweep records it and stops (143); a rerun runs it again.
@@ -259,7 +242,7 @@ def main():
                 f.write("name: long\nscenario: long.yaml\nrepeat: 3\noutputs: [report, trace, vcd]\n")
             p = start([npusim, "sweep", "s.yaml", "-j", "1", "-q", "-o", "out"], work)
             pdir = os.path.join(work, "out", "points", "00000")
-            wait_for(p, lambda: os.path.exists(os.path.join(pdir, "trace.json")), "the first point's trace file")
+            wait_for(p, lambda: being_written(pdir, "trace.json"), "the first point's trace file")
             p.send_signal(signal.SIGTERM)
             finish(p, 143)
             status = load_json(os.path.join(pdir, "status.json"))

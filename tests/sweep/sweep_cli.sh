@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of `npusim sweep` that run points as processes (no Slurm needed).
-#   sweep_cli.sh NPUSIM CASE     CASE: local | resume | reject | point_collect | interrupt | doc_example
+#   sweep_cli.sh NPUSIM CASE     CASE: local | resume | reject | point_collect | interrupt
+#                                      | collect_agrees
 set -euo pipefail
 npusim=$1
 case_=$2
@@ -17,6 +18,26 @@ col() {  # value of column $2 in row $3 (1-based data row) of CSV $1 (no quoted 
 }
 
 case "$case_" in
+collect_agrees)
+  # The summary line, the exit code and results.csv agree on which points passed.
+  printf 'name: agree\ngrid: {dma.channels: [1, 2, 4]}\n' > "$work/a.yaml"
+  "$npusim" sweep "$work/a.yaml" -j 2 -q -o "$work/out" > /dev/null || fail "the sweep itself failed"
+  # Point 0 exited 0 but left no report; point 1's report says ok but its run exited 2.
+  rm "$work/out/points/00000/report.json"
+  sed -i 's/"exit_code": 0/"exit_code": 2/' "$work/out/points/00001/status.json"
+  set +e; "$npusim" sweep --collect "$work/out" > "$work/stdout" 2>&1; rc=$?; set -e
+  [ "$rc" = 1 ] || fail "collect exit $rc, expected 1: $(cat "$work/stdout")"
+  grep -q "sweep: 3 points: 1 ok, 2 failed, 0 not run" "$work/stdout" || fail "summary: $(cat "$work/stdout")"
+  r="$work/out/results.csv"
+  [ "$(col "$r" status 1)" = failed ] || fail "point 0's status: $(col "$r" status 1)"
+  grep -q '^0,.*the run exited 0 but left no readable report' "$r" || fail "point 0's message"
+  [ "$(col "$r" status 2)" = failed ] && [ "$(col "$r" exit_code 2)" = 2 ] || fail "point 1: $(sed -n 3p "$r")"
+  [ "$(col "$r" status 3)" = ok ] || fail "point 2 should pass"
+  # Nothing else: the collect of an untouched sweep says all passed, and exits 0.
+  "$npusim" sweep "$work/a.yaml" -j 2 -q -o "$work/fresh" > "$work/stdout" || fail "a fresh sweep fails"
+  "$npusim" sweep --collect "$work/fresh" > "$work/stdout" || fail "collect of a fresh sweep fails"
+  grep -q "sweep: 3 points: 3 ok, 0 failed, 0 not run" "$work/stdout" || fail "fresh summary: $(cat "$work/stdout")"
+  ;;
 local)
   set +e; "$npusim" sweep "$here/small.yaml" -j 2 -o "$work/out" > "$work/stdout" 2> "$work/stderr"; rc=$?; set -e
   [ "$rc" = 1 ] || fail "exit $rc, expected 1 (two points fail)"
@@ -71,7 +92,7 @@ reject)
   set +e; "$npusim" sweep "$here/bad_point.yaml" --emit slurm "$work/slurm" 2> /dev/null; rc=$?; set -e
   [ "$rc" = 2 ] && [ ! -e "$work/slurm" ] || fail "--emit slurm of a rejected sweep: exit $rc"
   set +e; "$npusim" sweep "$work/nope.yaml" 2> "$work/stderr"; rc=$?; set -e
-  [ "$rc" = 2 ] && grep -q "nope.yaml: cannot open the sweep file" "$work/stderr" || fail "missing file: $(cat "$work/stderr")"
+  [ "$rc" = 2 ] && grep -q "nope.yaml: the sweep file does not exist" "$work/stderr" || fail "missing file: $(cat "$work/stderr")"
   printf 'grid: {\n' > "$work/broken.yaml"
   set +e; "$npusim" sweep "$work/broken.yaml" 2> "$work/stderr"; rc=$?; set -e
   [ "$rc" = 2 ] && grep -q "broken.yaml:2:1: YAML syntax" "$work/stderr" || fail "broken YAML: $(cat "$work/stderr")"
@@ -101,7 +122,8 @@ interrupt)
   printf 'name: long\nrepeat: 60\n' > "$work/long.yaml"
   "$npusim" sweep "$work/long.yaml" -j 2 -q -o "$work/out" > "$work/stdout" 2> "$work/stderr" &
   pid=$!
-  for _ in $(seq 100); do [ -e "$work/out/points/00010/status.json" ] && break; sleep 0.1; done
+  # Up to two minutes: on a loaded machine the first ten points take longer than usual.
+  for _ in $(seq 1200); do [ -e "$work/out/points/00010/status.json" ] && break; sleep 0.1; done
   kill -TERM "$pid"
   set +e; wait "$pid"; rc=$?; set -e
   [ "$rc" = 143 ] || fail "exit $rc after SIGTERM, expected 143"
@@ -112,16 +134,6 @@ interrupt)
   ! grep -q ',crashed,' "$work/out/results.csv" || fail "points ended by the stop are recorded as crashed"
   "$npusim" sweep "$work/long.yaml" -j 2 -o "$work/out" > /dev/null 2> "$work/stderr" || fail "resume after the stop"
   grep -q "60/60 points (.* ran, $done_ skipped, 0 failed)" "$work/stderr" || fail "resume: $(tail -n 1 "$work/stderr")"
-  ;;
-doc_example)
-  # The sweep file of docs/sweep.md validates (its scenario path is relative to docs/).
-  src=$(cd "$here/../.." && pwd)
-  mkdir -p "$work/docs"
-  ln -s "$src/scenarios" "$work/scenarios"
-  awk '/^```yaml$/ { on = 1; next } on && /^```$/ { exit } on' "$src/docs/sweep.md" > "$work/docs/example.yaml"
-  grep -q '^grid:' "$work/docs/example.yaml" || fail "no sweep example in docs/sweep.md"
-  "$npusim" sweep "$work/docs/example.yaml" --dry-run > "$work/stdout" || fail "the example does not validate"
-  grep -q "sweep hbm-vs-dma: 60 points, all valid" "$work/stdout" || fail "$(cat "$work/stdout")"
   ;;
 *) fail "unknown case $case_" ;;
 esac

@@ -17,7 +17,7 @@ std::string error_of(const std::string& yaml) {
   return "no error";
 }
 const char* kHead = "name: t\nprogram:\n";
-const char* kInit = "  - init: [hbm, dataram]\n";  // alloc needs an init first (issue 13)
+const char* kInit = "  - init: [hbm, dataram]\n";  // alloc needs an init first
 }  // namespace
 
 TEST_CASE("scenario: sizes and durations", "[scenario]") {

@@ -1,4 +1,4 @@
-// Issue 13: hostile JSON and bytes that are not UTF-8 in the parsers and writers of sim/:
+// Hostile JSON and bytes that are not UTF-8 in the parsers and writers of sim/:
 // errors with a place, never a crash or a lost output.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
