@@ -2,16 +2,17 @@
 
 #include <algorithm>
 
+#include "models/bits.h"
+
 namespace npusim::models::hbm {
 
 namespace {
 
 constexpr size_t kMaxWindows = size_t{1} << 16;  // as BandwidthSeries
 
-unsigned log2u(uint64_t v) {
-  unsigned s = 0;
-  while ((uint64_t{1} << s) < v) ++s;
-  return s;
+// The window of a cycle as ActivitySeries::index() computes it, without coarsening.
+size_t window_of(double tck_ns, double window_ns, uint64_t cycle) {
+  return static_cast<size_t>(static_cast<double>(cycle) * tck_ns / window_ns);
 }
 
 }  // namespace
@@ -34,9 +35,27 @@ size_t ActivitySeries::index(double tck_ns, uint64_t cycle) {
   return i;
 }
 
+void ActivitySeries::remember_span(double tck_ns, size_t i) {
+  // The first cycle of window i and of window i + 1, found from an estimate by the same
+  // arithmetic as index() (monotonic in the cycle), so the span agrees with it exactly.
+  auto first = [&](size_t k) {
+    auto c = static_cast<uint64_t>(static_cast<double>(k) * window_ns / tck_ns);
+    while (c > 0 && window_of(tck_ns, window_ns, c - 1) >= k) --c;
+    while (window_of(tck_ns, window_ns, c) < k) ++c;
+    return c;
+  };
+  span_lo_ = first(i), span_hi_ = first(i + 1);
+  span_i_ = i, span_w_ = window_ns, span_tck_ = tck_ns;
+}
+
 void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, uint64_t act_bits) {
   if (open == 0 && act_bits == 0) return;
   const uint64_t c0 = blk << 6;
+  if (c0 >= span_lo_ && c0 + 64 <= span_hi_ && span_w_ == window_ns && span_tck_ == tck_ns) {
+    open_cycles[span_i_] += static_cast<uint64_t>(__builtin_popcountll(open));
+    acts[span_i_] += static_cast<uint64_t>(__builtin_popcountll(act_bits));
+    return;
+  }
   // The last marked cycle's window first (it coarsens the series as far as needed, so the
   // indices below agree with it).
   const uint64_t top = c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open | act_bits));
@@ -56,17 +75,20 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, uint6
     open &= ~m, act_bits &= ~m;
     lo = hi;
   }
+  // The next blocks most likely lie in the window of this one's last mark.
+  remember_span(tck_ns, last);
 }
 
 BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
                          double window_ns, uint64_t horizon)
-    : banks_(size_t{units} * banks_per_unit), bank_bits_(log2u(banks_per_unit)),
+    : banks_(size_t{units} * banks_per_unit), bank_bits_(log2_ceil(banks_per_unit)),
       banks_per_unit_(banks_per_unit), tck_ns_(tck_ns) {
   // Marks lie from the counting point (at most kCarry before the last settle) to the horizon
   // after the last admission, with a word on either side.
   const uint64_t ring = kCarry + horizon + 256;
   units_.reserve(units);
-  for (uint32_t i = 0; i < units; ++i) units_.push_back(Unit{CycleSet(ring), CycleSet(ring), 0, 0, 0});
+  for (uint32_t i = 0; i < units; ++i)
+    units_.push_back(Unit{CycleSet(ring), CycleSet(ring), 0, 0, 0});
   series_.window_ns = window_ns;
 }
 

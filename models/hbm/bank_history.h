@@ -35,6 +35,12 @@ struct ActivitySeries {
 
  private:
   size_t index(double tck_ns, uint64_t cycle);  // (coarsens as needed)
+  // The cycles [span_lo_, span_hi_) are those of window span_i_ at window_ns == span_w_ (and
+  // tck_ns == span_tck_): a block inside them adds to that window without index().
+  void remember_span(double tck_ns, size_t i);
+  uint64_t span_lo_ = 0, span_hi_ = 0;
+  size_t span_i_ = 0;
+  double span_w_ = 0, span_tck_ = 0;
 };
 
 class BankHistory {

@@ -3,17 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/bits.h"
 #include "models/hbm/fcfs.h"
 
 namespace npusim::models::hbm {
-
-namespace {
-unsigned log2u(uint64_t v) {
-  unsigned s = 0;
-  while ((uint64_t{1} << s) < v) ++s;
-  return s;
-}
-}  // namespace
 
 std::vector<UnitActivity> FcfsController::activity(uint64_t end, ActivitySeries* series) const {
   const HbmConfig& c = timing_.config();
@@ -49,10 +42,10 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   (void)probe_geometry;
   if (c.bank_queue_depth < 1)
     throw std::invalid_argument("hbm controller: bank_queue_depth must be >= 1");
-  burst_shift_ = log2u(c.burst_bytes());
-  bpg_bits_ = log2u(c.banks_per_group);
-  pc_bits_ = log2u(c.pseudo_channels);
-  banks_bits_ = log2u(c.bank_groups) + bpg_bits_;
+  burst_shift_ = log2_ceil(c.burst_bytes());
+  bpg_bits_ = log2_ceil(c.banks_per_group);
+  pc_bits_ = log2_ceil(c.pseudo_channels);
+  banks_bits_ = log2_ceil(c.bank_groups) + bpg_bits_;
   unsigned shift = burst_shift_;
   for (auto it = c.mapping.rbegin(); it != c.mapping.rend(); ++it) {
     uint64_t count = 1;
@@ -67,7 +60,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
       case AddrField::kRow: count = c.rows, s = &row_shift_, m = &row_mask_; break;
     }
     if (s != nullptr) *s = shift, *m = count - 1;
-    shift += log2u(count);
+    shift += log2_ceil(count);
   }
   {
     const unsigned shifts[4] = {ch_shift_, pc_shift_, bg_shift_, bk_shift_};
@@ -153,7 +146,22 @@ uint64_t FrFcfsController::refreshes() const {
 void FrFcfsController::settle(uint32_t unit, uint64_t s) {
   const uint32_t nb = cfg_.banks(), first = unit * nb;
   const bool refresh = cfg_.tREFI != 0, adaptive = cfg_.page_policy == PagePolicy::kAdaptive;
-  if (refresh || adaptive) {
+  if (refresh && !adaptive && !per_bank_) {
+    // All-bank refresh alone: a row closes by a refresh at or before s when its bank's last
+    // use is at or before the last refresh k tREFI <= s (refresh_after). Rows used since the
+    // previous settle were used after its refresh, so with no new refresh nothing closes.
+    const uint64_t k = s / cfg_.tREFI;
+    Unit& u = units_[unit];
+    if (k != 0 && k != u.settle_refresh) {
+      u.settle_refresh = k;
+      const uint64_t last = k * cfg_.tREFI;
+      for (uint32_t bank = first; bank < first + nb; ++bank) {
+        const Bank& b = banks_[bank];
+        if (b.last_use <= last && hist_.is_open(bank))
+          hist_.close(bank, refresh_after(bank, b.last_use));
+      }
+    }
+  } else if (refresh || adaptive) {
     for (uint32_t bank = first; bank < first + nb; ++bank) {
       if (!hist_.is_open(bank)) continue;
       const Bank& b = banks_[bank];

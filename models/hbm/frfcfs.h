@@ -91,6 +91,7 @@ class FrFcfsController final : public Controller {
   struct Unit {
     uint64_t last_admit = 0, latest = 0;
     uint64_t floor_next = 0;  // an admission from here on moves the timelines' floor
+    uint64_t settle_refresh = 0;  // the last refresh (in tREFI) settle() closed rows at
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command

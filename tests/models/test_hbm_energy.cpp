@@ -264,6 +264,90 @@ TEST_CASE("bank history: intervals out of order, settling and the open-cycle uni
   CHECK(g.counts(50000, [](uint32_t) { return uint64_t{45000}; }, nullptr)[0].open_cycles == 44900);
 }
 
+// The history against a per-cycle reference: random intervals, granted out of time order
+// within a horizon of the settle point, many overlapping (the marking skips what its run
+// already covers) and some apart (cycles with every bank closed), settled as a controller
+// does; with windows of a few cycles and of many blocks, with a tCK that is not a whole ns, and
+// with a series long enough to coarsen.
+TEST_CASE("bank history: open cycles and series agree with a per-cycle reference", "[hbm][energy]") {
+  struct Case {
+    double tck, window;
+    uint64_t cycles, horizon;
+    unsigned gap_every;  // 1 in gap_every steps jumps ahead: every bank closes before it
+  };
+  const Case cases[] = {
+      {1.0, 1000.0, 60000, 300, 40},
+      {1.0, 10.0, 40000, 200, 8},
+      {0.8333, 100.0, 50000, 500, 20},
+      {1.0, 1.0, 200000, 300, 50},  // more than 65536 windows: the series coarsens twice
+  };
+  for (const auto& k : cases) {
+    INFO("tck " << k.tck << ", window " << k.window);
+    const uint32_t units = 2, banks = 8;
+    hbm::BankHistory h(units, banks, k.tck, k.window, k.horizon);
+    std::vector<std::vector<uint8_t>> open(units, std::vector<uint8_t>(k.cycles + 2000 + 2 * k.horizon));
+    std::vector<std::vector<uint8_t>> act(units, std::vector<uint8_t>(open[0].size()));
+    std::vector<uint64_t> since(units * banks, 0);
+    std::vector<bool> is_open(units * banks, false);
+    std::mt19937_64 rng(7);
+    auto close = [&](uint32_t b, uint64_t t) {
+      if (!is_open[b]) return;
+      for (uint64_t c = since[b]; c < t; ++c) open[b / banks][c] = 1;
+      is_open[b] = false;
+      h.close(b, t);
+    };
+    uint64_t s = 0;
+    while (s < k.cycles) {
+      if (rng() % k.gap_every == 0) {  // every row closes, then nothing for a while
+        for (uint32_t b = 0; b < units * banks; ++b) close(b, s + rng() % 20);
+        s += 100 + rng() % 400;
+      }
+      for (int e = 0; e < 4; ++e) {  // events anywhere in [s, s + horizon)
+        const auto b = static_cast<uint32_t>(rng() % (units * banks));
+        const uint64_t t = s + rng() % k.horizon;
+        if (is_open[b]) {
+          if (t < since[b]) continue;
+          close(b, t);
+        } else {
+          if (act[b / banks][t] != 0) continue;  // one ACT a cycle in a unit (tRRD)
+          is_open[b] = true, since[b] = t;
+          act[b / banks][t] = 1;
+          h.open(b, t);
+        }
+      }
+      for (uint32_t u = 0; u < units; ++u) h.settle(u, s);
+      s += 1 + rng() % 40;
+    }
+    const uint64_t end = s + k.horizon;
+    std::vector<uint64_t> close_at(units * banks, end);
+    for (uint32_t b = 0; b < units * banks; ++b)
+      if (is_open[b]) {
+        close_at[b] = std::min(end, since[b] + rng() % 1000);
+        for (uint64_t c = since[b]; c < close_at[b]; ++c) open[b / banks][c] = 1;
+      }
+    hbm::ActivitySeries series;
+    const auto n = h.counts(end, [&](uint32_t b) { return close_at[b]; }, &series);
+    std::vector<uint64_t> win_open, win_acts;
+    for (uint32_t u = 0; u < units; ++u) {
+      uint64_t cycles = 0, acts = 0;
+      for (uint64_t c = 0; c < end; ++c) {
+        if (open[u][c] == 0 && act[u][c] == 0) continue;
+        cycles += open[u][c], acts += act[u][c];
+        const auto w = static_cast<size_t>(static_cast<double>(c) * k.tck / series.window_ns);
+        if (w >= win_open.size()) win_open.resize(w + 1, 0), win_acts.resize(w + 1, 0);
+        win_open[w] += open[u][c], win_acts[w] += act[u][c];
+      }
+      CHECK(n[u].open_cycles == cycles);
+      CHECK(n[u].acts == acts);
+      CHECK(cycles > 0);
+      CHECK(cycles < end);  // some cycles with every bank closed
+    }
+    CHECK(series.open_cycles == win_open);
+    CHECK(series.acts == win_acts);
+    if (k.window == 1.0) CHECK(series.window_ns == 4.0);
+  }
+}
+
 TEST_CASE("hbm: a row whose last data ends at a refresh's start is closed by it", "[hbm][energy]") {
   // A closed-bank read arriving at 3870 ends its data at 3870 + tRCD + CL + BL/2 = 3900, the
   // refresh's start: the refresh precharges it, so the same row after the refresh is a miss
