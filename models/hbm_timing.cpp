@@ -1,5 +1,6 @@
 #include "models/hbm_timing.h"
 
+#include "models/bits.h"
 #include "models/hbm/bank_history.h"
 
 #include <algorithm>
@@ -9,12 +10,6 @@
 namespace npusim::models {
 
 namespace {
-unsigned log2u(uint64_t v) {
-  unsigned s = 0;
-  while ((uint64_t{1} << s) < v) ++s;
-  return s;
-}
-
 void require_pow2(const char* what, uint64_t v) {
   if (v == 0 || (v & (v - 1)) != 0)
     throw std::invalid_argument(std::string("hbm timing: ") + what + " (" + std::to_string(v) +
@@ -24,7 +19,7 @@ void require_pow2(const char* what, uint64_t v) {
 
 HbmAddressMap::HbmAddressMap(const HbmConfig& c)
     : pseudo_channels_(c.pseudo_channels), burst_mask_(c.burst_bytes() - 1) {
-  unsigned shift = log2u(c.burst_bytes());
+  unsigned shift = log2_ceil(c.burst_bytes());
   for (auto it = c.mapping.rbegin(); it != c.mapping.rend(); ++it) {
     uint64_t count = 1;
     switch (*it) {
@@ -36,7 +31,7 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& c)
       case AddrField::kRow: count = c.rows; break;
     }
     fields_.push_back(Field{*it, shift, count - 1});
-    shift += log2u(count);
+    shift += log2_ceil(count);
   }
 }
 
@@ -94,10 +89,10 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
   p.burst_cycles = c.burst_cycles();
   p.queue_depth = c.queue_depth;
   p.closed_page = c.page_policy == PagePolicy::kClosed;
-  burst_shift_ = log2u(c.burst_bytes());
-  const unsigned pc_bits = log2u(c.pseudo_channels);
-  p.bpg_bits = log2u(c.banks_per_group);
-  p.banks_bits = log2u(c.bank_groups) + p.bpg_bits;
+  burst_shift_ = log2_ceil(c.burst_bytes());
+  const unsigned pc_bits = log2_ceil(c.pseudo_channels);
+  p.bpg_bits = log2_ceil(c.banks_per_group);
+  p.banks_bits = log2_ceil(c.bank_groups) + p.bpg_bits;
   p.pc_pos = p.banks_bits;
   p.ch_pos = p.banks_bits + pc_bits;
   p.bg_pos = p.bpg_bits;
@@ -144,7 +139,7 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
       p.bank_stride = bank_stride;
       p.row_stride = row_stride;
     }
-    shift += log2u(count);
+    shift += log2_ceil(count);
   }
   // With no field of more than one value every burst is a run of its own (mask 0).
   units_.resize(c.units());

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/input/scenario.h"
+#include "sim/input/limits.h"
 
 namespace npusim::sim {
 
@@ -22,8 +23,6 @@ std::string MapSpec::names() const {
 }
 
 namespace {
-
-constexpr uint64_t kU32 = 0xffffffffull;
 
 ValueSpec v(ValueKind k) {
   ValueSpec s;

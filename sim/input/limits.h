@@ -8,6 +8,9 @@
 
 namespace npusim::sim {
 
+// The largest value of a 32-bit field of the device ABI (sizes, addresses of the 32-bit cores).
+inline constexpr uint64_t kU32 = 0xffffffffull;
+
 struct Limits {
   uint64_t yaml_nodes = 1'000'000;     // nodes of an input YAML document, aliases expanded
   uint64_t steps = 10'000'000;         // steps a Neuron program executes, loops unrolled

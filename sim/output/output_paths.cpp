@@ -54,11 +54,11 @@ std::string resolve(const std::string& path, int& err) {
 }
 
 // What a destination is, once its symlinks are followed.
-enum class Kind { kNew, kRegular, kDirectory, kSpecial };
+enum class PathKind { kNew, kRegular, kDirectory, kSpecial };
 
 struct Dest {
   std::string target;
-  Kind kind = Kind::kNew;
+  PathKind kind = PathKind::kNew;
   struct stat st {};
 };
 
@@ -69,7 +69,7 @@ Dest classify(const OutputPath& o) {
   // terminal that no path names (/proc/self/fd/1 -> "pipe:[…]").
   if (::stat(o.path.c_str(), &d.st) == 0 && !S_ISREG(d.st.st_mode) && !S_ISDIR(d.st.st_mode)) {
     d.target = o.path;
-    d.kind = Kind::kSpecial;
+    d.kind = PathKind::kSpecial;
     return d;
   }
   int err = 0;
@@ -77,7 +77,7 @@ Dest classify(const OutputPath& o) {
   if (d.target.empty()) throw output_error(o, "cannot be written: " + reason(err));
   if (::stat(d.target.c_str(), &d.st) == 0) {
     if (S_ISDIR(d.st.st_mode)) throw output_error(o, "is a directory, not a file");
-    d.kind = S_ISREG(d.st.st_mode) ? Kind::kRegular : Kind::kSpecial;
+    d.kind = S_ISREG(d.st.st_mode) ? PathKind::kRegular : PathKind::kSpecial;
     return d;
   }
   if (errno != ENOENT) throw output_error(o, "cannot be written: " + reason(errno));
@@ -171,7 +171,7 @@ void check_output_paths(const std::vector<OutputPath>& outputs) {
         throw output_error(o, fmt::format("the same file as {}: one output would overwrite the other",
                                           outputs[j].what));
     const Dest d = classify(o);
-    if (d.kind == Kind::kSpecial) {
+    if (d.kind == PathKind::kSpecial) {
       // Written in place: it must take writes (a FIFO is not opened here: that would wait
       // for its reader).
       if (::access(d.target.c_str(), W_OK) != 0) throw output_error(o, "cannot be written: " + reason(errno));
@@ -182,7 +182,7 @@ void check_output_paths(const std::vector<OutputPath>& outputs) {
     const int fd = make_temp_beside(d.target, tmp);
     if (fd < 0) {
       const int err = errno;
-      if (d.kind == Kind::kRegular && (err == EACCES || err == EPERM) && ::access(d.target.c_str(), W_OK) == 0)
+      if (d.kind == PathKind::kRegular && (err == EACCES || err == EPERM) && ::access(d.target.c_str(), W_OK) == 0)
         throw output_error(o, fmt::format("cannot be written: {}: its folder must be writable (npusim writes a new "
                                           "file beside it and renames it into place)", reason(err)));
       throw output_error(o, "cannot be written: " + reason(err));
@@ -205,7 +205,7 @@ void check_outputs_not_inputs(const std::vector<OutputPath>& outputs, const std:
 OutputFile::OutputFile(OutputPath o, unsigned mode) : out_(std::move(o)) {
   const Dest d = classify(out_);
   target_ = d.target;
-  if (d.kind == Kind::kSpecial) {
+  if (d.kind == PathKind::kSpecial) {
     const int fd = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw output_error(out_, "cannot be written: " + reason(errno));
     direct_ = true;
@@ -221,14 +221,14 @@ OutputFile::OutputFile(OutputPath o, unsigned mode) : out_(std::move(o)) {
   const int fd = make_temp_beside(target_, writing_);
   if (fd < 0) {
     const int err = errno;
-    if (d.kind == Kind::kRegular && (err == EACCES || err == EPERM) && ::access(target_.c_str(), W_OK) == 0)
+    if (d.kind == PathKind::kRegular && (err == EACCES || err == EPERM) && ::access(target_.c_str(), W_OK) == 0)
       throw output_error(out_, fmt::format("cannot be written: {}: its folder must be writable (npusim writes a new "
                                            "file beside it and renames it into place)", reason(err)));
     throw output_error(out_, "cannot be written: " + reason(err));
   }
   slot_ = claim_slot(writing_);
   // The permissions (and, as root, the owner) of the file it replaces, or those of a new file.
-  if (d.kind == Kind::kRegular) {
+  if (d.kind == PathKind::kRegular) {
     (void)::fchmod(fd, d.st.st_mode & 07777);
     if (::geteuid() == 0) (void)::fchown(fd, d.st.st_uid, d.st.st_gid);
   } else {

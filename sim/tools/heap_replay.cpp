@@ -18,6 +18,7 @@
 #include "allocators/memory_port.h"
 #include "allocators/neuron/neuron_heaps.h"
 #include "allocators/xmem/xmem_heap.h"
+#include "sim/input/limits.h"
 
 namespace npusim::sim {
 
@@ -26,8 +27,6 @@ using alloc::xmem::FreeSpaceQual;
 using Heap = alloc::xmem::Heap<HostMemory>;
 
 namespace {
-
-constexpr uint64_t kU32 = 0xffffffffull;
 
 // One allocator kind behind the replay: xmem itself or one of the Neuron wrappers.
 class Driver {

@@ -1,6 +1,7 @@
 // Heap replay's input: the ops file read whole into ReplayOps before anything runs. The replay
 // is in heap_replay.cpp; InputError and parse_number are in sim/input/input_error.cpp.
 #include "sim/tools/heap_replay.h"
+#include "sim/input/limits.h"
 
 #include <fmt/format.h>
 
@@ -10,8 +11,6 @@
 namespace npusim::sim {
 
 namespace {
-
-constexpr uint64_t kU32 = 0xffffffffull;
 
 uint64_t number(const std::string& file, int line, const std::string& tok, const char* what,
                 uint64_t max) {

@@ -14,6 +14,7 @@
 #include "allocators/memory_port.h"
 #include "allocators/snitch/alloc_v2.h"
 #include "sim/tools/heap_replay.h"
+#include "sim/input/limits.h"
 
 namespace npusim::sim {
 
@@ -22,7 +23,6 @@ namespace {
 namespace sn = alloc::snitch;
 using alloc::HostMemory;
 
-constexpr uint64_t kU32 = 0xffffffffull;
 constexpr const char* kArgs = "command line";
 
 struct SnitchOp {
