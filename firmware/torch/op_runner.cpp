@@ -353,7 +353,20 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
                                         wall_budget, def->kernel_fn});
   // The shape function runs on the host, as in the framework.
   const std::string shape_fn = shape_function_name(*def);
-  torch::Tensor shape = run_shape_function(*def, spec, shape_fn);
+  torch::Tensor shape;
+  try {
+    shape = run_shape_function(*def, spec, shape_fn);
+  } catch (const fw::StopRequested& e) {
+    // Stopped before the simulation (a shape function that takes long, or spins): the op never
+    // ran, and the run ends interrupted with its outputs, as when a kernel is stopped.
+    res.failed = true;
+    res.fault_kind = "interrupted";
+    res.fault_message = e.what();
+    res.kernel = def->kernel;
+    res.mangled = def->mangled;
+    res.diagnostics.push_back(Diagnostic{"error", res.fault_kind, def->kernel, "", res.fault_message});
+    return res;
+  }
   if (!shape.defined()) throw std::invalid_argument("op '" + spec.op + "': the shape function returned no tensor");
   res.shape_sizes.assign(shape.sizes().begin(), shape.sizes().end());
   res.shape_dtype = shape.scalar_type();

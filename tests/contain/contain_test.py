@@ -277,6 +277,37 @@ def main():
             expect(got, out, 2, r"op 'hostile_shape_crash': the shape function hostile_shape_crashes\(torch::Tensor "
                    r"const&\) crashed: segmentation fault \(SIGSEGV\) at address 0x0 \(not mapped\) in "
                    r"hostile_shape_crashes\(")
+        elif case == "shape_spin_sigint":
+            # Ctrl-C while the shape function runs, before the simulation: the run ends
+            # interrupted (exit 130) with every output complete, not with an internal error.
+            path = scenario(work, "hostile_shape_spin")
+            out_path = os.path.join(work, "stdout")
+            with open(out_path, "w") as out_f:
+                p = subprocess.Popen([npusim, "run", "--plugin", os.path.join(plugins, "libhostile.so"), path,
+                                      "--report", "report.json", "--trace", "trace.json", "--vcd", "waves.vcd"],
+                                     cwd=work, stdout=out_f, stderr=subprocess.STDOUT, env=ENV)
+                deadline = time.monotonic() + TIMEOUT
+                while "hostile_shape_spin: spinning" not in open(out_path).read():
+                    if p.poll() is not None or time.monotonic() > deadline:
+                        p.kill()
+                        fail(f"the shape function did not start spinning: {open(out_path).read()[-2000:]}")
+                    time.sleep(0.05)
+                p.send_signal(signal.SIGINT)
+                try:
+                    rc = p.wait(TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    fail("npusim did not stop after the signal")
+            out = open(out_path).read()
+            if rc != 130:
+                fail(f"exit {rc}, expected 130:\n{out[-3000:]}")
+            if not re.search(r"op 'hostile_shape_spin': the shape function hostile_shape_spins\(", out):
+                fail(f"no message naming the shape function:\n{out[-3000:]}")
+            o = load_json(os.path.join(work, "report.json"))["outcome"]
+            if o["status"] != "interrupted" or (o.get("fault") or {}).get("kind") != "interrupted":
+                fail(f"report outcome {o}")
+            load_json(os.path.join(work, "trace.json"))
+            check_vcd(os.path.join(work, "waves.vcd"))
         elif case == "spin_sigint":
             spin_signal(npusim, plugins, work, signal.SIGINT)
         elif case == "spin_sigterm":

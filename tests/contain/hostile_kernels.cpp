@@ -131,6 +131,15 @@ torch::Tensor hostile_shape_crashes(const torch::Tensor& t) {
   return torch::empty(t.sizes(), torch::kFloat);
 }
 
+// A shape function that spins (before the simulation); says so first (the test waits for it).
+torch::Tensor hostile_shape_spins(const torch::Tensor& t) {
+  std::printf("hostile_shape_spin: spinning\n");
+  std::fflush(stdout);
+  volatile unsigned long n = 0;
+  while (g_zero == 0) n = n + 1;
+  return torch::empty(t.sizes(), torch::kFloat);
+}
+
 NEURON_LIBRARY(npusim_hostile, m) {
   m.def("hostile_null", &hostile_same, "hostile_null");
   m.def("hostile_null_after_call", &hostile_same, "hostile_null_after_call");
@@ -152,4 +161,5 @@ NEURON_LIBRARY(npusim_hostile, m) {
   m.def("hostile_short_result", &hostile_same, "hostile_short_result");
   m.def("hostile_null_core3", &hostile_same, "hostile_null_core3");
   m.def("hostile_shape_crash", &hostile_shape_crashes, "hostile_null");
+  m.def("hostile_shape_spin", &hostile_shape_spins, "hostile_null");
 }

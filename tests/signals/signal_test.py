@@ -78,10 +78,18 @@ def fail(msg):
     sys.exit(1)
 
 
-def start(args, work):
+def start(args, work, env=None):
     out = open(os.path.join(work, "stdout"), "w")
     err = open(os.path.join(work, "stderr"), "w")
-    return subprocess.Popen(args, stdout=out, stderr=err, cwd=work)
+    return subprocess.Popen(args, stdout=out, stderr=err, cwd=work, env=env)
+
+
+# A kernel that has not reached a safe point 250 ms after the signal (a long library call, on a
+# loaded machine or in the sanitizer build) is taken back to its entry by the watchdog, and the
+# frames it abandons never free what they held (docs/architecture.md). LeakSanitizer would
+# count that at exit, so the torch case runs with the leak check off, as the contain tests do;
+# AddressSanitizer and UBSan stay on.
+NO_LEAK_CHECK = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
 
 
 def wait_for(proc, cond, what):
@@ -176,7 +184,7 @@ def main():
             with open(path, "w") as f:
                 f.write(TORCH_LONG)
             p = start([npusim, "run", path, "--trace", "trace.json", "--vcd", "waves.vcd",
-                       "--report", "report.json"], work)
+                       "--report", "report.json"], work, NO_LEAK_CHECK)
             wait_for(p, lambda: being_written(work, "trace.json"), "the trace file")
             p.send_signal(signal.SIGINT)
             finish(p, 130)
