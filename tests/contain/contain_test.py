@@ -102,21 +102,23 @@ def kernel_case(npusim, plugins, work, op, kind, message, core=0, extra=(), back
     check_outputs(work, out, kind, core, backtrace=backtrace)
 
 
-def spin_signal(npusim, plugins, work, sig):
-    """A kernel spinning in its own code stops within a second of the signal."""
-    path = scenario(work, "hostile_spin")
+def signal_when_spinning(npusim, plugins, work, op, marker, sig, settle=0.0):
+    """Runs `op` with every output, waits for `marker` on its output (the user's code spinning),
+    sends `sig` after `settle` seconds more; returns the exit code, the output and the seconds
+    from the signal to the exit."""
+    path = scenario(work, op)
     out_path = os.path.join(work, "stdout")
     with open(out_path, "w") as out_f:
         p = subprocess.Popen([npusim, "run", "--plugin", os.path.join(plugins, "libhostile.so"), path,
                               "--report", "report.json", "--trace", "trace.json", "--vcd", "waves.vcd"],
                              cwd=work, stdout=out_f, stderr=subprocess.STDOUT, env=ENV)
         deadline = time.monotonic() + TIMEOUT
-        while "hostile_spin: spinning" not in open(out_path).read():
+        while marker not in open(out_path).read():
             if p.poll() is not None or time.monotonic() > deadline:
                 p.kill()
-                fail(f"the kernel did not start spinning: {open(out_path).read()[-2000:]}")
+                fail(f"no {marker!r}: {open(out_path).read()[-2000:]}")
             time.sleep(0.05)
-        time.sleep(0.2)  # well inside the loop
+        time.sleep(settle)
         t0 = time.monotonic()
         p.send_signal(sig)
         try:
@@ -124,8 +126,13 @@ def spin_signal(npusim, plugins, work, sig):
         except subprocess.TimeoutExpired:
             p.kill()
             fail("npusim did not stop after the signal")
-        waited = time.monotonic() - t0
-    out = open(out_path).read()
+    return rc, open(out_path).read(), time.monotonic() - t0
+
+
+def spin_signal(npusim, plugins, work, sig):
+    """A kernel spinning in its own code stops within a second of the signal."""
+    rc, out, waited = signal_when_spinning(npusim, plugins, work, "hostile_spin", "hostile_spin: spinning", sig,
+                                           settle=0.2)  # well inside the loop
     name = signal.Signals(sig).name
     if rc != 128 + sig:
         fail(f"exit {rc}, expected {128 + sig}:\n{out[-3000:]}")
@@ -280,25 +287,8 @@ def main():
         elif case == "shape_spin_sigint":
             # Ctrl-C while the shape function runs, before the simulation: the run ends
             # interrupted (exit 130) with every output complete, not with an internal error.
-            path = scenario(work, "hostile_shape_spin")
-            out_path = os.path.join(work, "stdout")
-            with open(out_path, "w") as out_f:
-                p = subprocess.Popen([npusim, "run", "--plugin", os.path.join(plugins, "libhostile.so"), path,
-                                      "--report", "report.json", "--trace", "trace.json", "--vcd", "waves.vcd"],
-                                     cwd=work, stdout=out_f, stderr=subprocess.STDOUT, env=ENV)
-                deadline = time.monotonic() + TIMEOUT
-                while "hostile_shape_spin: spinning" not in open(out_path).read():
-                    if p.poll() is not None or time.monotonic() > deadline:
-                        p.kill()
-                        fail(f"the shape function did not start spinning: {open(out_path).read()[-2000:]}")
-                    time.sleep(0.05)
-                p.send_signal(signal.SIGINT)
-                try:
-                    rc = p.wait(TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    fail("npusim did not stop after the signal")
-            out = open(out_path).read()
+            rc, out, _ = signal_when_spinning(npusim, plugins, work, "hostile_shape_spin",
+                                              "hostile_shape_spin: spinning", signal.SIGINT)
             if rc != 130:
                 fail(f"exit {rc}, expected 130:\n{out[-3000:]}")
             if not re.search(r"op 'hostile_shape_spin': the shape function hostile_shape_spins\(", out):
