@@ -41,11 +41,8 @@ def scenario(work, op, multicore=False, reference=None):
     return path
 
 
-# A contained kernel fault abandons the kernel's frames (the signal handler jumps back to the
-# kernel's entry): what they owned (tensor handles) is never freed, by design. Under the
-# sanitizer build LeakSanitizer would count it at exit and fail the run, so these tests switch
-# only the leak check off; AddressSanitizer and UBSan stay on for npusim's own code.
-ENV = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+# A contained kernel fault abandons the kernel's frames: these runs have the leak check off.
+ENV = output_checks.env_without_leak_check()
 
 
 def run(args, work):

@@ -85,11 +85,9 @@ def start(args, work, env=None):
 
 
 # A kernel that has not reached a safe point 250 ms after the signal (a long library call, on a
-# loaded machine or in the sanitizer build) is taken back to its entry by the watchdog, and the
-# frames it abandons never free what they held (docs/architecture.md). LeakSanitizer would
-# count that at exit, so the torch case runs with the leak check off, as the contain tests do;
-# AddressSanitizer and UBSan stay on.
-NO_LEAK_CHECK = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+# loaded machine or in the sanitizer build) is taken back to its entry by the watchdog: the torch
+# case runs with the leak check off, as the contain tests do.
+NO_LEAK_CHECK = output_checks.env_without_leak_check()
 
 
 def wait_for(proc, cond, what):
