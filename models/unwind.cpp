@@ -2,20 +2,21 @@
 
 #include <systemc>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "models/asan.h"
+#if NPUSIM_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
 // cmake/asan_main_stack.cpp, compiled into every target of the sanitizer build.
 extern "C" void npusim_asan_register_main_stack() __attribute__((weak));
 #endif
 
 namespace npusim::models {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
 void main_stack_resume() {
   if (npusim_asan_register_main_stack) npusim_asan_register_main_stack();
 }

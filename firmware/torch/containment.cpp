@@ -37,7 +37,8 @@
 
 #include "firmware/stop_request.h"
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "models/asan.h"
+#if NPUSIM_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 extern "C" void npusim_asan_register_main_stack() __attribute__((weak));
@@ -233,7 +234,7 @@ void on_tick(int, siginfo_t*, void* ucv) {
   std::abort();
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
 void on_sanitizer_death() { g_sanitizer_dying = 1; }
 #endif
 
@@ -297,7 +298,7 @@ void find_bounds(Slot& s) {
 // After the landing: AddressSanitizer's view of the stack we are on (the handler ran on the
 // alternate stack) and of the abandoned frames below this one (their redzones stay poisoned).
 __attribute__((noinline)) void after_landing(Slot& s) {
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
   const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (s.any_sp) {
     if (npusim_asan_register_main_stack) npusim_asan_register_main_stack();
@@ -530,7 +531,7 @@ Containment::Containment(const ContainmentConfig& cfg) {
     void* warm[2];
     backtrace(warm, 2);  // loads the unwinder now, not first inside a handler
   }
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
   __sanitizer_set_death_callback(on_sanitizer_death);
 #endif
   // An alternate signal stack: a fault from a stack overflow has no stack left to run on.
@@ -599,7 +600,7 @@ Containment::~Containment() {
   g_nslots = 0;
   g_host = Slot{};
   g_wall_budget_spent = false;
-#if defined(__SANITIZE_ADDRESS__)
+#if NPUSIM_ASAN
   __sanitizer_set_death_callback(nullptr);
 #endif
 }

@@ -48,14 +48,14 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("SWEEP", a->sweep_file, "Sweep file (YAML, docs/sweep.md)");
   cmd->add_option("-o,--out", a->out, "Output directory (default: sweep_<name>)");
   auto* jobs = cmd->add_option("-j,--jobs", a->jobs_text, "Points run at once (default: the number of cores)");
-  auto* emit = cmd->add_option("--emit", a->emit, "--emit slurm DIR: write a Slurm job array and its collect job to DIR")
+  cmd->add_option("--emit", a->emit, "--emit slurm DIR: write a Slurm job array and its collect job to DIR")
                    ->expected(1, CLI::detail::expected_max_vector_size);  // counted below, with a message that says what is wrong
   auto* chunk = cmd->add_option("--chunk", a->chunk_text, "With --emit slurm: points per array task");
   cmd->add_option("--collect", a->collect, "Merge DIR's point results into results.csv and results.jsonl");
   auto* point = cmd->add_option("--point", a->point_text, "Run point I of the sweep planned in -o DIR (a Slurm array task)");
   auto* dry = cmd->add_flag("--dry-run", a->dry_run, "Validate every point and list the count; run nothing");
   auto* quiet = cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
-  cmd->callback([a, &cmds, jobs, emit, chunk, point, dry, quiet] {
+  cmd->callback([a, &cmds, jobs, chunk, point, dry, quiet] {
     try {
       // Whole numbers in a range, with the value and the range in the message.
       auto whole = [](const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {

@@ -4,7 +4,8 @@
 
 #include <iostream>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "models/asan.h"
+#if NPUSIM_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
