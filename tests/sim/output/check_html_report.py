@@ -10,7 +10,9 @@ KIND: single (run with --report and --trace, then `npusim report --trace --html`
 (`npusim report REPORT --html`), compare (two runs: SCENARIO, and --scenario-b or SCENARIO with
 --set-b), run (`npusim run --html`), sweep (SCENARIO is a sweep file: `npusim sweep -j 2`, then
 `npusim report --sweep DIR --html`). --inject-js inserts a script after the page's data,
-before its own scripts (the negative tests: a broken page must fail).
+before its own scripts (the negative tests: a broken page must fail). --no-browser generates the
+page and checks its data without loading it (the sanitizer build: the page's scripts are the
+same in every build, and the release build loads every page in the browser).
 """
 import argparse
 import json
@@ -131,7 +133,8 @@ def load_in_chromium(a, html):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--npusim", required=True)
-    ap.add_argument("--chromium", required=True)
+    ap.add_argument("--chromium")
+    ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--out", required=True)
     ap.add_argument("--kind", required=True, choices=["single", "notrace", "compare", "run", "sweep"])
     ap.add_argument("--plugin", default=None)
@@ -140,6 +143,8 @@ def main():
     ap.add_argument("--inject-js", default=None)
     ap.add_argument("scenario")
     a = ap.parse_args()
+    if not a.no_browser and not a.chromium:
+        ap.error("--chromium is required unless --no-browser is given")
     a.plugin_args = ["--plugin", a.plugin] if a.plugin else []
     os.makedirs(a.out, exist_ok=True)
     stem = os.path.splitext(os.path.basename(a.scenario))[0] + "." + a.kind
@@ -179,6 +184,20 @@ def main():
         page = page[:at] + "\n<script>" + a.inject_js + "</script>" + page[at:]
         with open(html, "w", encoding="utf-8") as f:
             f.write(page)
+    if a.no_browser:
+        m = re.search(r'<script id="npusim-data"[^>]*>(.*?)</script>', page, re.S)
+        if not m:
+            fail("no npusim-data element in %s" % html)
+        try:
+            data = json.loads(m.group(1))
+        except ValueError as e:
+            fail("the page's data is not valid JSON: %s" % e)
+        if runs and len(data.get("runs", [])) != len(runs):
+            fail("the page holds %d runs; %d were given" % (len(data.get("runs", [])), len(runs)))
+        if not runs and not data.get("points"):
+            fail("the sweep page holds no points")
+        print("ok: %s: generated, %d bytes (not loaded: --no-browser)" % (html, len(page)))
+        return
     attrs, errors, dom = load_in_chromium(a, html)
     if attrs.get("data-status") != "ok":
         fail("the page's own check says %r: %s\ncharts: %s" % (attrs.get("data-status"), errors.strip(), attrs.get("data-charts")))
