@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages npusim needs, if any is missing. Run as root.
 set -euo pipefail
-pkgs=(cmake make g++ pkg-config libsystemc-dev catch2 libspdlog-dev libfmt-dev libyaml-cpp-dev
+pkgs=(cmake make ninja-build g++ pkg-config libsystemc-dev catch2 libspdlog-dev libfmt-dev libyaml-cpp-dev
       nlohmann-json3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev clang-14 llvm-14-dev
       lld python3 python3-yaml python3-jsonschema libjs-d3 chromium
       python3-torch  # the Python package's tests (docs/python.md): PyTorch 1.13 for /usr/bin/python3

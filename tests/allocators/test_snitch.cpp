@@ -381,7 +381,7 @@ TEST_CASE("snitch: cores in step, and a diverging core is reported", "[snitch]")
 
 TEST_CASE("snitch: calls charge compute cycles to the port", "[snitch]") {
   Fx f;
-  CoreAllocator<HostMemory> c(f.mem, f.cfg, 0, TrapPolicy::kStop, CostModel{5, 30});
+  CoreAllocator<HostMemory> c(f.mem, f.cfg, 0, TrapPolicy::kStop, npusim::alloc::snitch::CostModel{5, 30});
   c.l1_init();
   const uint64_t t0 = f.mem.compute_cycles();
   c.l1_alloc_cluster_local(8, 3);

@@ -23,7 +23,7 @@ HbmConfig base_config() {
   return c;
 }
 
-uint64_t at(const hbm::Controller& ctrl, uint32_t unit, uint32_t bg, uint32_t bank,
+uint64_t feature_at(const hbm::Controller& ctrl, uint32_t unit, uint32_t bg, uint32_t bank,
             uint32_t row, uint32_t column = 0) {
   HbmAddress a;
   a.unit = unit, a.bank_group = bg, a.bank = bank, a.row = row, a.column = column;
@@ -42,8 +42,8 @@ TEST_CASE("hbm features: a drain stops at the low watermark", "[hbm][features]")
     cfg.write_low_watermark = low;
     auto c = hbm::make_controller(cfg);
     for (uint32_t i = 0; i < 8; ++i)
-      CHECK(c->schedule(at(*c, 0, i % 4, i / 4, 1), 64, true, 0, rows) == 1);
-    return c->schedule(at(*c, 0, 0, 3, 1), 64, false, 0, rows);
+      CHECK(c->schedule(feature_at(*c, 0, i % 4, i / 4, 1), 64, true, 0, rows) == 1);
+    return c->schedule(feature_at(*c, 0, 0, 3, 1), 64, false, 0, rows);
   };
   RowCounts all, part;
   const uint64_t after_all = run(0, all), after_part = run(4, part);
@@ -60,9 +60,9 @@ TEST_CASE("hbm features: a lower high watermark starts the drain earlier", "[hbm
   cfg.write_high_watermark = 4;
   auto c = hbm::make_controller(cfg);
   RowCounts rows;
-  for (uint32_t i = 0; i < 3; ++i) c->schedule(at(*c, 0, i, 0, 1), 64, true, 0, rows);
+  for (uint32_t i = 0; i < 3; ++i) c->schedule(feature_at(*c, 0, i, 0, 1), 64, true, 0, rows);
   CHECK(rows.misses() == 0);
-  c->schedule(at(*c, 0, 3, 0, 1), 64, true, 0, rows);  // the fourth reaches the mark
+  c->schedule(feature_at(*c, 0, 3, 0, 1), 64, true, 0, rows);  // the fourth reaches the mark
   CHECK(rows.misses() == 4);
 }
 
@@ -133,10 +133,10 @@ TEST_CASE("hbm features: row hits pass an older conflict of their bank, up to th
     auto c = hbm::make_controller(cfg);
     RowCounts rows;
     std::vector<uint64_t> done;
-    done.push_back(c->schedule(at(*c, 0, 0, 0, 1, 0), 64, false, 0, rows));
-    done.push_back(c->schedule(at(*c, 0, 0, 0, 2, 0), 64, false, 0, rows));
+    done.push_back(c->schedule(feature_at(*c, 0, 0, 0, 1, 0), 64, false, 0, rows));
+    done.push_back(c->schedule(feature_at(*c, 0, 0, 0, 2, 0), 64, false, 0, rows));
     for (uint32_t i = 1; i <= 5; ++i)
-      done.push_back(c->schedule(at(*c, 0, 0, 0, 1, i), 64, false, 0, rows));
+      done.push_back(c->schedule(feature_at(*c, 0, 0, 0, 1, i), 64, false, 0, rows));
     return done;
   };
   const auto off = run(0), four = run(4), many = run(64);
@@ -163,7 +163,7 @@ TEST_CASE("hbm features: per-bank refresh leaves the other banks available",
     cfg.refresh = r;
     auto c = hbm::make_controller(cfg);
     RowCounts rows;
-    return c->schedule(at(*c, 0, bg, bank, 1), 64, false, t, rows);
+    return c->schedule(feature_at(*c, 0, bg, bank, 1), 64, false, t, rows);
   };
   // Bank 0 during its refresh: all banks until 3900 + 260, or that bank until 3900 + 90.
   CHECK(run(HbmRefresh::kAllBank, 0, 0, 3905) == 3900 + 260 + 30);
@@ -207,8 +207,8 @@ TEST_CASE("hbm features: the adaptive page policy closes a row left idle", "[hbm
     cfg.page_idle_cycles = 50;
     auto c = hbm::make_controller(cfg);
     RowCounts rows;
-    CHECK(c->schedule(at(*c, 0, 0, 0, 1, 0), 64, false, 0, rows) == 30);
-    return c->schedule(at(*c, 0, 0, 0, row, 1), 64, false, t, rows);
+    CHECK(c->schedule(feature_at(*c, 0, 0, 0, 1, 0), 64, false, 0, rows) == 30);
+    return c->schedule(feature_at(*c, 0, 0, 0, row, 1), 64, false, t, rows);
   };
   // Another row at 200: a conflict when open (PRE 200, ACT 214), closed at 64 when adaptive.
   CHECK(second(PagePolicy::kOpen, 2, 200) == 200 + 14 + 30);

@@ -20,7 +20,7 @@ npusim::fw::NeuronPlatformConfig platform() {
   return c;
 }
 
-tr::OpResult run(const std::string& op, std::vector<torch::Tensor> in, bool multicore = false,
+tr::OpResult sim_op(const std::string& op, std::vector<torch::Tensor> in, bool multicore = false,
                  long long stack = -1, std::vector<c10::Scalar> scalars = {}) {
   tr::OpSpec s;
   s.op = op;
@@ -61,7 +61,7 @@ double kind_ns(const tr::OpResult& r, tr::TimeKind k) {
 
 TEST_CASE("torch sim: ReLU with the standard accessor equals the host and spends its time in HBM") {
   auto in = tr::make_input({1000}, torch::kFloat, "random(5)");
-  auto r = run("relu_standard", {in});
+  auto r = sim_op("relu_standard", {in});
   check_relu(in, r);
   REQUIRE(r.cores.size() == 1);
   CHECK(r.cores[0].hbm_accesses == 2000);  // one read and one write per element
@@ -72,7 +72,7 @@ TEST_CASE("torch sim: ReLU with the standard accessor equals the host and spends
 
 TEST_CASE("torch sim: ReLU with the TCM accessor equals the host, moves everything by DMA") {
   auto in = tr::make_input({5000}, torch::kFloat, "random(6)");  // not a multiple of 1024
-  auto r = run("relu_tcm", {in});
+  auto r = sim_op("relu_tcm", {in});
   check_relu(in, r);
   CHECK(r.cores[0].hbm_accesses == 0);
   CHECK(r.cores[0].dma_bytes == 2 * 5000 * 4);
@@ -83,7 +83,7 @@ TEST_CASE("torch sim: ReLU with the TCM accessor equals the host, moves everythi
 
 TEST_CASE("torch sim: ReLU on 8 cores equals the host, every core writes its own share") {
   auto in = tr::make_input({9000}, torch::kFloat, "alternating");
-  auto r = run("relu_multicore", {in}, true);
+  auto r = sim_op("relu_multicore", {in}, true);
   check_relu(in, r);
   REQUIRE(r.cores.size() == 8);
   uint64_t bytes = 0;
@@ -94,7 +94,7 @@ TEST_CASE("torch sim: ReLU on 8 cores equals the host, every core writes its own
 
 TEST_CASE("torch sim: row sums through stream accessors, element-wise ops with scalars") {
   auto in = tr::make_input({16, 300}, torch::kFloat, "random(9)");
-  auto r = run("row_sum_stream", {in});
+  auto r = sim_op("row_sum_stream", {in});
   REQUIRE_FALSE(r.failed);
   for (int64_t row = 0; row < 16; ++row) {
     float acc = 0.0f;
@@ -108,7 +108,7 @@ TEST_CASE("torch sim: row sums through stream accessors, element-wise ops with s
 TEST_CASE("torch sim: axpy with library ops, two tensors and a double") {
   auto a = tr::make_input({100}, torch::kFloat, "range");
   auto b = tr::make_input({100}, torch::kFloat, "constant(0.5)");
-  auto r = run("axpy_ops", {a, b}, false, -1, {c10::Scalar(2.0)});
+  auto r = sim_op("axpy_ops", {a, b}, false, -1, {c10::Scalar(2.0)});
   REQUIRE_FALSE(r.failed);
   for (int64_t i = 0; i < 100; ++i) CHECK(tr::element(r.output, i) == 2.0 * static_cast<double>(i) + 0.5);
   CHECK(r.duration_ns > 0);
@@ -116,7 +116,7 @@ TEST_CASE("torch sim: axpy with library ops, two tensors and a double") {
 
 TEST_CASE("torch sim: a STACK_SIZE above 8 KiB puts the stack in HBM, and spills cost more") {
   auto in = tr::make_input({4, 1024}, torch::kFloat, "random(2)");
-  auto r = run("softmax_rows_hbm_stack", {in});
+  auto r = sim_op("softmax_rows_hbm_stack", {in});
   REQUIRE_FALSE(r.failed);
   CHECK(r.stack_size == 65536);
   CHECK(r.hbm_stack);
@@ -129,7 +129,7 @@ TEST_CASE("torch sim: a STACK_SIZE above 8 KiB puts the stack in HBM, and spills
 }
 
 TEST_CASE("torch sim: a kernel exceeding the 16 KiB TCM pool fails at its tcm_malloc") {
-  auto r = run("bad_tcm_exceeded", {tr::make_input({16}, torch::kFloat, "ones")});
+  auto r = sim_op("bad_tcm_exceeded", {tr::make_input({16}, torch::kFloat, "ones")});
   CHECK(r.failed);
   CHECK(r.fault_kind == "allocation failure");
   CHECK(has(r, "error", "kernel bad_tcm_exceeded on core 0, call tcm_malloc"));
@@ -140,7 +140,7 @@ TEST_CASE("torch sim: with the documented dataram layout only three stream buffe
   // The dataram heap header lies inside the 16 KiB pool and the pool starts at +0x42c, not
   // 64-byte aligned (docs/assumptions.md): the fourth 4 KiB buffer does not fit, and that stream runs at standard-accessor speed, reported.
   auto in = tr::make_input({512}, torch::kFloat, "range");
-  auto r = run("bad_five_streams", {in});
+  auto r = sim_op("bad_five_streams", {in});
   REQUIRE_FALSE(r.failed);
   CHECK(has(r, "warning", "stream 4 of this core: no 4 KiB buffer left", 0));
   CHECK(r.cores[0].hbm_accesses == 3 * 512);  // streams 4, 5 and the write stream
@@ -169,14 +169,14 @@ TEST_CASE("torch sim: a fifth stream is reported and runs at standard-accessor s
 // In the sanitizer build, this throw from deep in a kernel on a core's coroutine stack is the
 // one that needs models::CoroutineStack (models/unwind.h).
 TEST_CASE("torch sim: the standard accessor in multicore mode is an error") {
-  auto r = run("bad_standard_multicore", {tr::make_input({64}, torch::kFloat, "ones")}, true);
+  auto r = sim_op("bad_standard_multicore", {tr::make_input({64}, torch::kFloat, "ones")}, true);
   CHECK(r.failed);
   CHECK(has(r, "error", "call accessor"));
   CHECK(has(r, "error", "only the TCM accessor (tcm_accessor) is allowed"));
 }
 
 TEST_CASE("torch sim: a stack overrun of the declared STACK_SIZE is reported") {
-  auto r = run("bad_stack_overrun", {tr::make_input({16}, torch::kFloat, "ones")}, false, 4096);
+  auto r = sim_op("bad_stack_overrun", {tr::make_input({16}, torch::kFloat, "ones")}, false, 4096);
   CHECK(r.failed);
   CHECK(r.fault_kind == "stack overflow");
   CHECK(has(r, "error", "STACK_SIZE=4096"));
@@ -184,7 +184,7 @@ TEST_CASE("torch sim: a stack overrun of the declared STACK_SIZE is reported") {
 }
 
 TEST_CASE("torch sim: a STACK_SIZE above the library's 4 MiB cap fails the run") {
-  auto r = run("relu_tcm", {tr::make_input({16}, torch::kFloat, "ones")}, false, 5 << 20);
+  auto r = sim_op("relu_tcm", {tr::make_input({16}, torch::kFloat, "ones")}, false, 5 << 20);
   CHECK(r.failed);
   CHECK(r.fault_kind == "stack too large");
   CHECK(has(r, "warning", "above the documented maximum") == false);  // above the cap: an error
@@ -192,7 +192,7 @@ TEST_CASE("torch sim: a STACK_SIZE above the library's 4 MiB cap fails the run")
 }
 
 TEST_CASE("torch sim: a write outside the output tensor names the kernel, call and address") {
-  auto r = run("bad_write_outside", {tr::make_input({100}, torch::kFloat, "ones")});
+  auto r = sim_op("bad_write_outside", {tr::make_input({100}, torch::kFloat, "ones")});
   CHECK(r.failed);
   CHECK(r.fault_kind == "bad address");
   CHECK(has(r, "error", "kernel bad_write_outside on core 0, call tcm_to_tensor at 0x"));
@@ -200,20 +200,20 @@ TEST_CASE("torch sim: a write outside the output tensor names the kernel, call a
 }
 
 TEST_CASE("torch sim: overlapping writes between cores are reported") {
-  auto r = run("bad_overlap", {tr::make_input({64}, torch::kFloat, "range")}, true);
+  auto r = sim_op("bad_overlap", {tr::make_input({64}, torch::kFloat, "range")}, true);
   CHECK(r.failed);
   CHECK(r.fault_kind == "overlapping writes");
   CHECK(has(r, "error", "both wrote elements [0, 64)"));
 }
 
 TEST_CASE("torch sim: a single-core kernel that returns no tensor fails the run") {
-  auto r = run("bad_no_result", {tr::make_input({8}, torch::kFloat, "ones")});
+  auto r = sim_op("bad_no_result", {tr::make_input({8}, torch::kFloat, "ones")});
   CHECK(r.failed);
   CHECK(has(r, "error", "kernel bad_no_result on core 0, call kernel return: the kernel returned no tensor"));
 }
 
 TEST_CASE("torch sim: reading a stream after close() is reported as such") {
-  auto r = run("bad_read_after_close", {tr::make_input({16}, torch::kFloat, "ones")});
+  auto r = sim_op("bad_read_after_close", {tr::make_input({16}, torch::kFloat, "ones")});
   CHECK(r.failed);
   CHECK(r.fault_kind == "usage error");
   CHECK(has(r, "error", "kernel bad_read_after_close on core 0, call read"));
@@ -221,7 +221,7 @@ TEST_CASE("torch sim: reading a stream after close() is reported as such") {
 }
 
 TEST_CASE("torch sim: a stream and a standard accessor on one tensor fail under COHERENT") {
-  auto r = run("bad_incoherent", {tr::make_input({16}, torch::kFloat, "ones")});
+  auto r = sim_op("bad_incoherent", {tr::make_input({16}, torch::kFloat, "ones")});
   CHECK(r.failed);
   CHECK(r.fault_kind == "usage error");
   CHECK(has(r, "error", "kernel bad_incoherent on core 0, call accessor at 0x"));
@@ -230,7 +230,7 @@ TEST_CASE("torch sim: a stream and a standard accessor on one tensor fail under 
 }
 
 TEST_CASE("torch sim: INCOHERENT_VERBOSE allows the same access with a warning") {
-  auto r = run("incoherent_verbose", {tr::make_input({16}, torch::kFloat, "ones")});
+  auto r = sim_op("incoherent_verbose", {tr::make_input({16}, torch::kFloat, "ones")});
   CHECK_FALSE(r.failed);
   CHECK(has(r, "warning", "potentially incoherent access to input 0"));
   REQUIRE(r.output.defined());
@@ -261,7 +261,7 @@ double share(const tr::CoreTimes& c, tr::TimeKind k) { return c.ns(k) / c.total_
 
 TEST_CASE("time by kind: a standard-accessor kernel spends its time in accessor/HBM access") {
   auto in = tr::make_input({2000}, torch::kFloat, "random(3)");
-  auto r = run("relu_standard", {in});
+  auto r = sim_op("relu_standard", {in});
   check_relu(in, r);
   check_kinds_add_up(r);
   const auto& c = r.cores[0];
@@ -274,7 +274,7 @@ TEST_CASE("time by kind: a standard-accessor kernel spends its time in accessor/
 
 TEST_CASE("time by kind: a TCM kernel waits for its DMA and never touches HBM itself") {
   auto in = tr::make_input({16384}, torch::kFloat, "random(4)");
-  auto r = run("relu_tcm", {in});
+  auto r = sim_op("relu_tcm", {in});
   check_relu(in, r);
   check_kinds_add_up(r);
   const auto& c = r.cores[0];
@@ -286,7 +286,7 @@ TEST_CASE("time by kind: a TCM kernel waits for its DMA and never touches HBM it
 
 TEST_CASE("time by kind: in a multicore op with unequal work the light cores wait for the others") {
   auto in = tr::make_input({8192}, torch::kFloat, "random(8)");
-  auto r = run("time_uneven", {in}, true);
+  auto r = sim_op("time_uneven", {in}, true);
   check_relu(in, r);
   check_kinds_add_up(r);
   REQUIRE(r.cores.size() == 8);
@@ -301,7 +301,7 @@ TEST_CASE("time by kind: in a multicore op with unequal work the light cores wai
 
 TEST_CASE("time by kind: in a multicore op with equal work nobody waits long") {
   auto in = tr::make_input({16384}, torch::kFloat, "linspace(-4, 4)");
-  auto r = run("relu_multicore", {in}, true);
+  auto r = sim_op("relu_multicore", {in}, true);
   check_relu(in, r);
   check_kinds_add_up(r);
   for (const auto& c : r.cores) CHECK(share(c, tr::TimeKind::kCoreWait) < 0.05);
@@ -309,7 +309,7 @@ TEST_CASE("time by kind: in a multicore op with equal work nobody waits long") {
 
 TEST_CASE("time by kind: a kernel calling torch::exp spends its time in the library op") {
   auto in = tr::make_input({4096}, torch::kFloat, "random(5)");
-  auto r = run("time_exp", {in});
+  auto r = sim_op("time_exp", {in});
   REQUIRE_FALSE(r.failed);
   check_kinds_add_up(r);
   const auto& c = r.cores[0];
@@ -325,7 +325,7 @@ TEST_CASE("time by kind: a kernel calling torch::exp spends its time in the libr
 }
 
 TEST_CASE("time by kind: charge() puts exactly its cycles into its kind") {
-  auto r = run("time_charge", {tr::make_input({16}, torch::kFloat, "ones")}, false, -1,
+  auto r = sim_op("time_charge", {tr::make_input({16}, torch::kFloat, "ones")}, false, -1,
                {c10::Scalar(int64_t{1000}), c10::Scalar(int64_t{2500})});
   REQUIRE_FALSE(r.failed);
   check_kinds_add_up(r);

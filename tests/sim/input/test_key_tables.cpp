@@ -21,7 +21,7 @@ std::string neuron_error(const std::string& text) {
 }
 std::string snitch_error(const std::string& text) {
   try {
-    snitch::parse(text, "s.yaml");
+    npusim::sim::snitch::parse(text, "s.yaml");
   } catch (const InputError& e) {
     return e.what();
   }

@@ -18,7 +18,7 @@ std::string write(const std::string& name, const std::string& text) {
   return path;
 }
 
-const char* kHead = "platform: x\nextends: neuron-gpsimd\ntopology:\n";
+const char* kTopologyHead = "platform: x\nextends: neuron-gpsimd\ntopology:\n";
 
 }  // namespace
 
@@ -49,7 +49,7 @@ TEST_CASE("topology: the dual-core profile extends the built-in values and repla
 }
 
 TEST_CASE("topology: counts and addresses may name a profile key") {
-  const auto p = write("keys", std::string(kHead) +
+  const auto p = write("keys", std::string(kTopologyHead) +
                                    "  components:\n"
                                    "    - {kind: core, name: \"c{i}\", count: dma.channels}\n");
   CHECK(sim::load_platform(p, {{"dma.channels", "3", {}}}).topology->components[0].count == 3);
@@ -58,7 +58,7 @@ TEST_CASE("topology: counts and addresses may name a profile key") {
 TEST_CASE("topology: bad descriptions name the file, the line and the value") {
   auto err = [](const std::string& name, const std::string& body) {
     try {
-      sim::load_platform(write(name, std::string(kHead) + body), {});
+      sim::load_platform(write(name, std::string(kTopologyHead) + body), {});
     } catch (const sim::InputError& e) {
       return std::string(e.what());
     }

@@ -37,7 +37,7 @@ struct TempPath {
   std::string str() const { return path.string(); }
 };
 
-std::string slurp(const std::string& path) {
+std::string trace_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -67,7 +67,7 @@ TEST_CASE("trace: valid JSON with zero events", "[trace]") {
   CHECK(t.is_open());
   t.close();
   CHECK_FALSE(t.is_open());
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   CHECK(doc["traceEvents"] == json::array());
   CHECK(doc["displayTimeUnit"] == "ns");
   CHECK(doc["otherData"] == json::object());
@@ -80,7 +80,7 @@ TEST_CASE("trace: the destructor closes the file", "[trace]") {
     ChromeTrace t(p.str());
     t.instant(t.track("p", "t"), "x", 1.0);
   }
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   CHECK(events_where(doc, "i").size() == 1);
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("trace: tracks, metadata, slices, instants, counters", "[trace]") {
   t.set_metadata({{"scenario", "unit"}, {"seed", 1}});
   t.close();
 
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   CHECK(doc["traceEvents"].size() == t.events());
   CHECK(doc["otherData"] == json({{"scenario", "unit"}, {"seed", 1}}));
 
@@ -161,7 +161,7 @@ TEST_CASE("trace: timestamps keep picoseconds, never use exponents", "[trace]") 
   t.instant(k, "d", 12345678901.5);           // 3.4 hours: the general path
   t.instant(k, "e", -1.5);
   t.close();
-  const std::string text = slurp(p.str());
+  const std::string text = trace_text(p.str());
   CHECK(text.find("\"ts\":1234567.000001,\"dur\":0.000001,") != std::string::npos);
   CHECK(text.find("\"ts\":0.000002,\"dur\":0.000000,") != std::string::npos);
   CHECK(text.find("\"ts\":1000000000.000000,") != std::string::npos);
@@ -183,7 +183,7 @@ TEST_CASE("trace: odd names are escaped", "[trace]") {
   t.slice(k, name, 0, 1, {{"key\"", "v\n"}});
   t.counter(proc, "c\"", 0, {{"series\n", 1}});
   t.close();
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   const auto s = events_where(doc, "X").at(0);
   CHECK(meta_name(doc, "process_name", s["pid"], 0) == proc);
   CHECK(meta_name(doc, "thread_name", s["pid"], s["tid"]) == thread);
@@ -217,11 +217,11 @@ TEST_CASE("trace: flush makes events reach the file before close", "[trace]") {
   t.flush();
   // Written beside the destination, which appears only once the trace is complete.
   CHECK(!std::filesystem::exists(p.str()));
-  const std::string partial = slurp(t.writing_path());
+  const std::string partial = trace_text(t.writing_path());
   CHECK(partial.find("\"ts\":9.000000") != std::string::npos);
   CHECK_THROWS(json::parse(partial));  // no terminator yet
   t.close();
-  CHECK(json::parse(slurp(p.str()))["traceEvents"].size() == 14);  // 4 metadata + 10
+  CHECK(json::parse(trace_text(p.str()))["traceEvents"].size() == 14);  // 4 metadata + 10
 }
 
 TEST_CASE("trace: many events stream through the buffer", "[trace]") {
@@ -230,7 +230,7 @@ TEST_CASE("trace: many events stream through the buffer", "[trace]") {
   const int k = t.track("p", "t");
   for (int i = 0; i < 20000; ++i) t.slice(k, "slice", i * 0.001, 0.0005, {{"i", i}});
   t.close();
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   const auto slices = events_where(doc, "X");
   REQUIRE(slices.size() == 20000);
   CHECK(slices[19999]["args"]["i"] == 19999);
@@ -252,7 +252,7 @@ TEST_CASE("trace: bad events are rejected before anything is written", "[trace]"
   CHECK_THROWS_AS(t.set_metadata(json(3)), std::invalid_argument);
   CHECK_THROWS_WITH(t.slice(k, "named", 0, -1), Catch::Contains("named"));
   t.close();
-  const json doc = json::parse(slurp(p.str()));
+  const json doc = json::parse(trace_text(p.str()));
   CHECK(doc["traceEvents"].size() == 4);  // the track's metadata only
 }
 
@@ -267,14 +267,14 @@ TEST_CASE("trace: close is idempotent and later events are dropped", "[trace]") 
   const int k = t.track("p", "t");
   t.slice(k, "before", 0, 1);
   t.close();
-  const std::string closed = slurp(p.str());
+  const std::string closed = trace_text(p.str());
   const uint64_t n = t.events();
   t.slice(k, "after", 1, 1);
   t.counter("q", "after", 1, {{"v", 1}});
   t.close();
   t.flush();
   CHECK(t.events() == n);
-  CHECK(slurp(p.str()) == closed);
+  CHECK(trace_text(p.str()) == closed);
 }
 
 TEST_CASE("trace: close_all_open closes every live trace", "[trace]") {
@@ -285,8 +285,8 @@ TEST_CASE("trace: close_all_open closes every live trace", "[trace]") {
   ChromeTrace::close_all_open();
   CHECK_FALSE(a.is_open());
   CHECK_FALSE(b->is_open());
-  CHECK(json::parse(slurp(p1.str()))["traceEvents"].size() == 5);
-  CHECK(json::parse(slurp(p2.str()))["traceEvents"].empty());
+  CHECK(json::parse(trace_text(p1.str()))["traceEvents"].size() == 5);
+  CHECK(json::parse(trace_text(p2.str()))["traceEvents"].empty());
   b.reset();                      // unregisters
   ChromeTrace::close_all_open();  // must not touch the destroyed trace
 }
@@ -342,7 +342,7 @@ TEST_CASE("vcd: valid with no changes", "[vcd]") {
   w.wire("dma.busy");
   w.real("heaps.dataram.fragmentation");
   w.close();
-  const auto f = parse_vcd(slurp(p.str()));
+  const auto f = parse_vcd(trace_text(p.str()));
   CHECK(f.header.at(0) == "$version npusim $end");
   CHECK(f.header.at(1) == "$timescale 1ps $end");
   REQUIRE(f.id_of.size() == 3);
@@ -362,7 +362,7 @@ TEST_CASE("vcd: header declares scopes, widths and unique ids", "[vcd]") {
   w.integer("a.c.z", 1);
   w.real("top");
   w.close();
-  const std::string text = slurp(p.str());
+  const std::string text = trace_text(p.str());
   CHECK(text.find("$scope module a $end\n$var reg 8 ! x [7:0] $end\n"
                   "$scope module c $end\n$var reg 1 # z $end\n$upscope $end\n$upscope $end\n"
                   "$scope module b $end\n$var wire 1 \" y $end\n$upscope $end\n") !=
@@ -375,7 +375,7 @@ TEST_CASE("vcd: identifier codes stay unique past one character", "[vcd]") {
   VcdWriter w(p.str());
   for (int i = 0; i < 200; ++i) w.wire("s.w" + std::to_string(i));
   w.close();
-  const auto f = parse_vcd(slurp(p.str()));
+  const auto f = parse_vcd(trace_text(p.str()));
   std::map<std::string, int> seen;
   for (const auto& [name, id] : f.id_of) {
     ++seen[id];
@@ -402,7 +402,7 @@ TEST_CASE("vcd: values only on change, time lines only when time advances", "[vc
   w.change(30, n, 255);  // same bits as -1
   w.change(VcdWriter::ps(39.6), b, 1u);
   w.close(100);
-  const auto f = parse_vcd(slurp(p.str()));
+  const auto f = parse_vcd(trace_text(p.str()));
   const std::string in = f.id_of.at("h.n"), ib = f.id_of.at("h.b"), ir = f.id_of.at("h.r");
   const std::vector<std::string> want = {
       "#0",         "$dumpvars",       "bx " + in,
@@ -430,7 +430,7 @@ TEST_CASE("vcd: time going backwards names the signal and both times", "[vcd]") 
                     Catch::Contains("x.a") && Catch::Contains("55 ps") && Catch::Contains("60 ps"));
   CHECK_THROWS_AS(w.close(59), std::logic_error);
   w.close();
-  const auto f = parse_vcd(slurp(p.str()));
+  const auto f = parse_vcd(trace_text(p.str()));
   CHECK(f.body.back() == "b1 " + f.id_of.at("x.b"));
 }
 
@@ -456,7 +456,7 @@ TEST_CASE("vcd: declaration and value errors", "[vcd]") {
   w.change(0, wide, UINT64_MAX);
   CHECK_THROWS_AS(w.real("a.late"), std::logic_error);  // header already written
   w.close();
-  const auto f = parse_vcd(slurp(p.str()));
+  const auto f = parse_vcd(trace_text(p.str()));
   CHECK(f.body.at(f.body.size() - 2) == "b1000 " + f.id_of.at("a.n"));
   CHECK(f.body.back() == "b" + std::string(64, '1') + " " + f.id_of.at("a.wide"));
 }
@@ -468,10 +468,10 @@ TEST_CASE("vcd: close_all_open and changes after close", "[vcd]") {
   w.change(5, s, 1);
   VcdWriter::close_all_open();
   CHECK_FALSE(w.is_open());
-  const std::string closed = slurp(p.str());
+  const std::string closed = trace_text(p.str());
   w.change(10, s, 0);  // dropped
   w.close();
-  CHECK(slurp(p.str()) == closed);
+  CHECK(trace_text(p.str()) == closed);
   CHECK(parse_vcd(closed).body.back() == "1" + parse_vcd(closed).id_of.at("s"));
 }
 

@@ -16,7 +16,7 @@ using nlohmann::json;
 using npusim::sim::InputError;
 using npusim::sim::SnitchReplayOptions;
 
-std::vector<json> replay(const std::string& text, SnitchReplayOptions opt = {}, int expect_rc = 0) {
+std::vector<json> snitch_replay(const std::string& text, SnitchReplayOptions opt = {}, int expect_rc = 0) {
   std::istringstream in(text);
   std::ostringstream out;
   REQUIRE(npusim::sim::run_snitch_replay(opt, in, "t.ops", out) == expect_rc);
@@ -42,7 +42,7 @@ std::string replay_error(const std::string& text, SnitchReplayOptions opt = {}) 
 }  // namespace
 
 TEST_CASE("snitch replay: one JSON object per op with the documented keys", "[snitch][replay]") {
-  const auto v = replay(
+  const auto v = snitch_replay(
       "# comment\nalloc 16\n\nalloc 8 3   # trailing comment\n"
       "alloc_core_local 4 8\nupdate_next 0x10000004\nalloc 1\n");
   REQUIRE(v.size() == 5);
@@ -70,15 +70,15 @@ TEST_CASE("snitch replay: one JSON object per op with the documented keys", "[sn
 TEST_CASE("snitch replay: core index, DM core and compute core count", "[snitch][replay]") {
   SnitchReplayOptions o;
   o.core_idx = 3;
-  auto v = replay("alloc_core_local 16\n", o);
+  auto v = snitch_replay("alloc_core_local 16\n", o);
   CHECK(v[0]["addr"] == kTcdm + 4 + 3 * 16);
   CHECK(v[0]["next"] == kTcdm + 4 + 8 * 16);
   o.core_idx = 8;
-  v = replay("alloc_core_local 16\n", o);
+  v = snitch_replay("alloc_core_local 16\n", o);
   CHECK(v[0]["undefined"] == true);
   o.compute_cores = 4;
   o.core_idx = 1;
-  v = replay("alloc_core_local 16\n", o);
+  v = snitch_replay("alloc_core_local 16\n", o);
   CHECK(v[0]["next"] == kTcdm + 4 + 4 * 16);
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("snitch replay: traps carry trap_info and the advanced next", "[snitch
   o.base = 0x10000000;
   o.end = 0x10000100;
   o.startup_bytes = 0;
-  auto v = replay("alloc 0x100\nalloc 1\nalloc 2\n", o);
+  auto v = snitch_replay("alloc 0x100\nalloc 1\nalloc 2\n", o);
   CHECK(v[0]["trap"] == false);  // L1 exact fit
   CHECK(v[1]["trap"] == true);
   CHECK(v[1]["next"] == 0x10000101);
@@ -98,7 +98,7 @@ TEST_CASE("snitch replay: traps carry trap_info and the advanced next", "[snitch
 
   SECTION("stop_on_trap ends the replay at the trapping line with exit code 1") {
     o.stop_on_trap = true;
-    v = replay("alloc 0x100\nalloc 1\nalloc 2\n", o, 1);
+    v = snitch_replay("alloc 0x100\nalloc 1\nalloc 2\n", o, 1);
     CHECK(v.size() == 2);
   }
   SECTION("L3: an exact fit traps, past_end 0") {
@@ -106,7 +106,7 @@ TEST_CASE("snitch replay: traps carry trap_info and the advanced next", "[snitch
     l3.allocator = "snitch-l3";
     l3.base = 0x80000003;  // aligned up to 8 by l3_init
     l3.end = 0x80000108;
-    v = replay("alloc 0x100\nalloc 0 16\n", l3);
+    v = snitch_replay("alloc 0x100\nalloc 0 16\n", l3);
     CHECK(v[0]["addr"] == 0x80000008);
     CHECK(v[0]["trap"] == true);
     CHECK(v[0]["trap_info"]["call"] == "snrt_l3_alloc_v2");
@@ -115,7 +115,7 @@ TEST_CASE("snitch replay: traps carry trap_info and the advanced next", "[snitch
   SECTION("L3 defaults: from align_up(_edram, 8) up to 2^32") {
     SnitchReplayOptions l3;
     l3.allocator = "snitch-l3";
-    v = replay("alloc 64\n", l3);
+    v = snitch_replay("alloc 64\n", l3);
     CHECK(v[0]["addr"] == ref_align(SnitchConfig{}.edram, 8));
   }
 }
@@ -159,7 +159,7 @@ TEST_CASE("snitch replay: bad options name the command line", "[snitch][replay]"
   o.end = 0x100000000ull;  // L1 heap_end_addr is a uint32_t
   CHECK_THAT(replay_error("alloc 1\n", o), Contains("--end"));
   o.allocator = "snitch-l3";  // ...but 2^32 is SNRT_L3_END_ADDR
-  CHECK(replay("alloc 1\n", o).size() == 1);
+  CHECK(snitch_replay("alloc 1\n", o).size() == 1);
 }
 
 TEST_CASE("snitch replay: the documented example, keys in documented order", "[snitch][replay]") {

@@ -25,7 +25,7 @@ std::string write_file(const std::string& name, const std::string& text) {
   return p;
 }
 
-std::string error_of(const std::string& path, std::optional<TraceFormat> f = std::nullopt) {
+std::string trace_error_of(const std::string& path, std::optional<TraceFormat> f = std::nullopt) {
   try {
     read_trace(path, f);
   } catch (const TrafficError& e) {
@@ -158,13 +158,13 @@ TEST_CASE("trace: a bad line names the file, the line and the value", "[trace]")
   };
   for (const Bad& b : bad) {
     const auto p = write_file(b.name, b.text);
-    const std::string e = error_of(p, b.f);
+    const std::string e = trace_error_of(p, b.f);
     INFO(b.name << ": " << e);
     CHECK(e.find(b.want) != std::string::npos);
     if (std::string(b.want).rfind(":", 0) == 0) CHECK(e.find(p + b.want) != std::string::npos);
     fs::remove(p);
   }
-  CHECK(error_of("/nonexistent/npusim.trace").find("--trace '/nonexistent/npusim.trace': cannot read") !=
+  CHECK(trace_error_of("/nonexistent/npusim.trace").find("--trace '/nonexistent/npusim.trace': cannot read") !=
         std::string::npos);
   CHECK_THROWS_AS(TraceWriter("/nonexistent/dir/out.trace", TraceFormat::kDramsim3, 64), TrafficError);
   CHECK(trace_format_named("stl") == TraceFormat::kStl);
