@@ -448,8 +448,10 @@ void symbolise(const Slot& s, Escape& e) {
       entry = true;
       break;
     }
+    // (__clang_call_terminate: clang's helper that calls std::terminate for an exception leaving
+    // a noexcept function, in the kernel's own module when `npusim op build` compiled it)
     const bool runtime = f.symbol.find("npusim::") != std::string::npos || f.symbol.rfind("torch::", 0) == 0 ||
-                         f.symbol.rfind("c10::", 0) == 0;
+                         f.symbol.rfind("c10::", 0) == 0 || f.symbol.rfind("__clang_call_terminate", 0) == 0;
     if (e.where.empty() && !kmodule.empty() && f.module == kmodule && !runtime) e.where = f.text;
     if (f.text == last) {
       ++repeats;

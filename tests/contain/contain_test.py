@@ -224,6 +224,20 @@ def main():
             kernel_case(**K, op="hostile_terminate", kind="abort",
                         message=r"the kernel called abort\(\) by std::terminate with an exception of type "
                         r"std::logic_error in flight in hostile_terminate\(")
+        elif case == "op_build_terminate":
+            # The same kernel built as `npusim op build` builds it (clang): the kernel is named,
+            # not the compiler's helper that calls std::terminate.
+            empty = os.path.join(work, "empty_shape.cpp")
+            with open(empty, "w") as f:
+                f.write("// the library's ops are in the compute source\n")
+            got, out = run([npusim, "op", "build", "--name", "hostile", "--compute",
+                            os.path.join(source_dir, "tests/contain/hostile_kernels.cpp"), "--shape", empty,
+                            "-o", os.path.join(work, "libhostile.so")], work)
+            if got != 0:
+                fail(f"op build: exit {got}:\n{out[-3000:]}")
+            kernel_case(npusim=npusim, plugins=work, work=work, op="hostile_terminate", kind="abort",
+                        message=r"the kernel called abort\(\) by std::terminate with an exception of type "
+                        r"std::logic_error in flight in hostile_terminate\(")
         elif case == "exit":
             kernel_case(**K, op="hostile_exit", kind="exit",
                         message=before_any.format("hostile_exit") + r"the kernel called exit\(3\) in "
