@@ -37,7 +37,7 @@ seeds fuzz_check_windows_csv scenarios/descriptors/*.csv tests/data/*.csv tests/
 seeds fuzz_check_windows_json scenarios/descriptors/*.json tests/bad_input/data/*.json
 seeds fuzz_report tests/golden/default.report.json tests/golden/custom_op_relu.report.json tests/data/bad_report.json \
       tests/data/bad_trace.json tests/bad_input/data/report_*.json tests/bad_input/data/trace_types.json
-seeds fuzz_sweep tests/sweep/*.yaml tests/data/sweep_plot.yaml tests/bad_input/data/sweep_huge.yaml \
+seeds fuzz_sweep tests/sweep/*.yaml tests/data/sweep_plot.yaml tests/bad_input/data/sweep_huge.yaml tests/bad_input/data/sweep_many_values.yaml \
       tests/data/bad_sweep/results.jsonl tests/bad_input/data/sweep_bad_results/results.jsonl
 declare -A dict=([fuzz_scenario]=scenario [fuzz_neuron_scenario]=scenario [fuzz_snitch_scenario]=scenario
                  [fuzz_torch_op]=torch_op [fuzz_profile]=profile [fuzz_heap_ops]=heap_ops

@@ -55,6 +55,9 @@ struct Point {
 
 // The most points one sweep may have; the sweep file's points are counted before any is made.
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
+// The most values one sweep's points set in all (points times the keys each sets), counted as
+// the points are: the plan holds every value with its place in the sweep file.
+inline constexpr std::size_t kMaxSweepSettings = 3'000'000;
 
 struct Plan {
   std::string name, sweep_file, npusim, platform;

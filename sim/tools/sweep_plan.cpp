@@ -117,18 +117,15 @@ Axes parse_grid(const SweepInput& in, const YAML::Node& g) {
   return axes;
 }
 
-// The cartesian product, the first key varying slowest (like nested loops).
-std::vector<std::vector<Override>> expand_grid(const Axes& axes) {
-  std::vector<std::vector<Override>> out{{}};
-  for (const auto& [key, vals] : axes) {
-    std::vector<std::vector<Override>> next;
-    for (const auto& partial : out)
-      for (const auto& [v, at] : vals) {
-        auto p = partial;
-        p.push_back(Override{key, v, at});
-        next.push_back(std::move(p));
-      }
-    out = std::move(next);
+// Point i of the cartesian product, the first key varying slowest (like nested loops): made
+// one at a time, so that the plan's points are the only copy of the values.
+std::vector<Override> grid_point(const Axes& axes, uint64_t i) {
+  std::vector<Override> out(axes.size());
+  for (size_t k = axes.size(); k-- > 0;) {
+    const auto& [key, vals] = axes[k];
+    const auto& [v, at] = vals[i % vals.size()];
+    out[k] = Override{key, v, at};
+    i /= vals.size();
   }
   return out;
 }
@@ -242,10 +239,23 @@ Plan plan_text(const std::string& text, const std::string& file) {
                      fmt::format("the sweep has {} points ({}); one sweep runs at most {}", show_count(approx), factors,
                                  kMaxSweepPoints), 1);
   }
-  std::vector<std::vector<Override>> combos;
-  if (!axes.empty()) combos = expand_grid(axes);
-  combos.insert(combos.end(), listed.begin(), listed.end());
-  if (combos.empty()) combos.emplace_back();  // each scenario once, as it is
+  // The values the points set, counted too: each is kept with its place in the file, so a
+  // plan of a million points that set ten values each would take gigabytes.
+  const uint64_t per_seed = seeds.empty() ? 0 : 1;
+  uint64_t combo_sets = grid_points == UINT64_MAX ? UINT64_MAX : mul(grid_points, axes.size() + per_seed);
+  for (const auto& l : listed) combo_sets = std::min<uint64_t>(UINT64_MAX - 1, combo_sets) + l.size() + per_seed;
+  if (grid_points == 0 && listed.empty()) combo_sets = per_seed;
+  const uint64_t sets_total = mul(mul(mul(scenarios.size(), combo_sets), nseeds_n), repeat);
+  if (sets_total > kMaxSweepSettings)
+    throw InputError(file, 1, std::to_string(sets_total),
+                     fmt::format("the sweep's {} points set {} values in all; one sweep sets at most {} (split it "
+                                 "into several sweeps)", total, sets_total, kMaxSweepSettings), 1);
+  const uint64_t ncombos = std::max<uint64_t>(1, grid_points + listed.size());
+  auto combo_at = [&](uint64_t c) {  // grid points first, then the listed ones; none: as it is
+    if (c < grid_points) return grid_point(axes, c);
+    if (c - grid_points < listed.size()) return listed[c - grid_points];
+    return std::vector<Override>{};
+  };
 
   std::set<std::string> known;
   auto note_key = [&](const std::string& k) {
@@ -253,7 +263,8 @@ Plan plan_text(const std::string& text, const std::string& file) {
   };
   plan.points.reserve(total);
   for (const auto& sc : scenarios)
-    for (const auto& combo : combos) {
+    for (uint64_t c = 0; c < ncombos; ++c) {
+      const std::vector<Override> combo = combo_at(c);
       const std::size_t nseeds = seeds.empty() ? 1 : seeds.size();
       for (std::size_t si = 0; si < nseeds; ++si)
         for (unsigned rep = 0; rep < repeat; ++rep) {
