@@ -10,6 +10,15 @@ namespace {
 
 constexpr size_t kMaxWindows = size_t{1} << 16;  // as BandwidthSeries
 
+// The number of set bits, by shifts and masks: the baseline x86-64 target has no POPCNT
+// instruction, and __builtin_popcountll becomes a library call there.
+inline uint64_t popcount(uint64_t v) {
+  v -= (v >> 1) & 0x5555555555555555ULL;
+  v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return (v * 0x0101010101010101ULL) >> 56;
+}
+
 // The window of a cycle as ActivitySeries::index() computes it, without coarsening.
 size_t window_of(double tck_ns, double window_ns, uint64_t cycle) {
   return static_cast<size_t>(static_cast<double>(cycle) * tck_ns / window_ns);
@@ -52,28 +61,27 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, uint6
   if (open == 0 && act_bits == 0) return;
   const uint64_t c0 = blk << 6;
   if (c0 >= span_lo_ && c0 + 64 <= span_hi_ && span_w_ == window_ns && span_tck_ == tck_ns) {
-    open_cycles[span_i_] += static_cast<uint64_t>(__builtin_popcountll(open));
-    acts[span_i_] += static_cast<uint64_t>(__builtin_popcountll(act_bits));
+    open_cycles[span_i_] += popcount(open);
+    acts[span_i_] += popcount(act_bits);
     return;
   }
   // The last marked cycle's window first (it coarsens the series as far as needed, so the
   // indices below agree with it).
   const uint64_t top = c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open | act_bits));
   const size_t last = index(tck_ns, top);
-  uint64_t lo = c0;
   while (open != 0 || act_bits != 0) {
+    // The window of the first marked cycle left, and the block's cycles in it: up to the
+    // first cycle of the next window.
+    const uint64_t lo = c0 + static_cast<uint64_t>(__builtin_ctzll(open | act_bits));
     const size_t i = index(tck_ns, lo);
-    // The block's cycles from lo that lie in window i: up to the first in window i + 1.
-    uint64_t hi = c0 + 64;
-    if (last != i) {
-      hi = lo + 1;
-      while (hi < c0 + 64 && index(tck_ns, hi) == i) ++hi;
+    uint64_t m = ~uint64_t{0};
+    if (i != last) {
+      remember_span(tck_ns, i);
+      m = (uint64_t{1} << (span_hi_ - c0)) - 1;  // span_hi_ lies within the block
     }
-    const uint64_t m = hi - c0 >= 64 ? ~uint64_t{0} : (uint64_t{1} << (hi - c0)) - 1;
-    open_cycles[i] += static_cast<uint64_t>(__builtin_popcountll(open & m));
-    acts[i] += static_cast<uint64_t>(__builtin_popcountll(act_bits & m));
+    open_cycles[i] += popcount(open & m);
+    acts[i] += popcount(act_bits & m);
     open &= ~m, act_bits &= ~m;
-    lo = hi;
   }
   // The next blocks most likely lie in the window of this one's last mark.
   remember_span(tck_ns, last);
@@ -112,13 +120,13 @@ void BankHistory::count(Unit& u, uint64_t to, bool all) {
   const uint64_t last = to >> 6;
   for (uint64_t blk = u.counted >> 6; blk < last; ++blk) {
     const uint64_t o = u.open_bits.block(blk), a = u.act_bits.block(blk);
-    u.open_cycles += static_cast<uint64_t>(__builtin_popcountll(o));
+    u.open_cycles += popcount(o);
     series_.add_block(tck_ns_, blk, o, a);
   }
   if (all && (to & 63) != 0 && to > u.counted) {  // the partial word up to `to`
     const uint64_t m = (uint64_t{1} << (to & 63)) - 1;
     const uint64_t o = u.open_bits.block(last) & m, a = u.act_bits.block(last) & m;
-    u.open_cycles += static_cast<uint64_t>(__builtin_popcountll(o));
+    u.open_cycles += popcount(o);
     series_.add_block(tck_ns_, last, o, a);
     u.counted = to;
     return;
