@@ -124,7 +124,7 @@ void BankHistory::settle(uint32_t unit, uint64_t s) {
   if (lim >= u.counted + 64) count(unit, lim, false);
 }
 
-uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
+inline uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
   const Block& k = ring_[(size_t{unit} << ring_bits_) | (blk & ring_mask_)];
   int64_t n = u.rows;
   if (k.blk != blk) return n > 0 ? ~uint64_t{0} : 0;  // no events
@@ -185,8 +185,9 @@ void BankHistory::record(uint32_t unit, uint64_t lo, uint64_t hi) {
   ++z.closes;
 }
 
-uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
+inline uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
   const uint64_t c0 = blk << 6;
+  if (u.seg_lo <= c0 && u.seg_hi >= c0 + 64) return ~uint64_t{0};
   auto in = [c0](uint64_t lo, uint64_t hi) {
     if (hi <= c0 || lo >= c0 + 64) return uint64_t{0};
     if (lo <= c0 && hi >= c0 + 64) return ~uint64_t{0};
@@ -201,7 +202,9 @@ void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
   const uint64_t last = to >> 6;
   uint64_t open = 0, acts = 0;
   for (uint64_t blk = u.counted >> 6; blk < last; ++blk) {
-    const uint64_t m = take(u, unit, blk) | covered(u, blk), a = u.act_bits.block(blk);
+    uint64_t m = take(u, unit, blk);
+    if (m != ~uint64_t{0}) m |= covered(u, blk);
+    const uint64_t a = u.act_bits.block(blk);
     const uint64_t o = m == ~uint64_t{0} ? 64 : popcount(m);
     u.open_cycles += o;
     if (series_.in_span(u.span, tck_ns_, blk << 6)) {
