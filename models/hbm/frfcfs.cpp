@@ -126,8 +126,9 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
   // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
   fast_ = fast_allowed();
-  // (events lie within the timelines' span of the last admission)
-  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns, bits);
+  // (events lie within the timelines' span of the last admission, which lies up to
+  // kSettleStep after the last settle)
+  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns, bits + kSettleStep);
 }
 
 uint64_t FrFcfsController::refreshes() const {
@@ -144,6 +145,11 @@ uint64_t FrFcfsController::refreshes() const {
 
 
 void FrFcfsController::settle(uint32_t unit, uint64_t s) {
+  // (Adaptive pages close at the settle points when idle long enough: every one counts.)
+  if (cfg_.page_policy != PagePolicy::kAdaptive) {
+    if (s < units_[unit].settle_next) return;
+    units_[unit].settle_next = s + kSettleStep;
+  }
   const uint32_t nb = cfg_.banks(), first = unit * nb;
   const bool refresh = cfg_.tREFI != 0, adaptive = cfg_.page_policy == PagePolicy::kAdaptive;
   if (refresh && !adaptive && !per_bank_) {

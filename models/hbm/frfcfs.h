@@ -92,6 +92,7 @@ class FrFcfsController final : public Controller {
     uint64_t last_admit = 0, latest = 0;
     uint64_t floor_next = 0;  // an admission from here on moves the timelines' floor
     uint64_t settle_refresh = 0;  // the last refresh (in tREFI) settle() closed rows at
+    uint64_t settle_next = 0;     // settle() has nothing to do before this cycle
     // Past every reservation: the latest ACT and column command granted.
     uint64_t act_max = 0, col_max = 0;
     uint64_t dir_max[2] = {0, 0};  // the latest read [0] and write [1] column command
@@ -287,8 +288,10 @@ class FrFcfsController final : public Controller {
   }
   // The bank-state history of the unit up to cycle s (every later request is admitted at or
   // after s): rows that a refresh or an idle page closed before s close, and the events
-  // before s are counted (advance_floor() calls it).
+  // before s are counted (advance_floor() calls it). Unless pages are adaptive, it does so at
+  // most once in kSettleStep cycles (the history's ring reaches that much further back).
   void settle(uint32_t unit, uint64_t s);
+  static constexpr uint64_t kSettleStep = 1024;
   // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.
   uint64_t bank_refresh_window(uint32_t bank, uint64_t t) const {
     const uint64_t p = phase_[bank];
