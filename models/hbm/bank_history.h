@@ -158,16 +158,22 @@ class BankHistory {
     }
     return k;
   }
-  // Adds the interval [lo, hi) of one of the unit's banks: one that meets the unit's later
-  // segment and not the earlier one (most, while the unit is busy) joins it; place() takes
-  // the others.
+  // Adds the interval [lo, hi) of one of the unit's banks: one that meets just one of the
+  // unit's segments (most, while the unit is busy) joins it; place() takes the others.
   void add(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi) {
-    if (lo <= u.seg_hi && hi >= u.seg_lo && lo < hi && lo > u.prev_hi) {
-      u.seg_lo = std::min(u.seg_lo, lo);
-      u.seg_hi = std::max(u.seg_hi, hi);
-      return;
+    if (lo < hi) {
+      if (lo <= u.seg_hi && hi >= u.seg_lo && lo > u.prev_hi) {
+        u.seg_lo = std::min(u.seg_lo, lo);
+        u.seg_hi = std::max(u.seg_hi, hi);
+        return;
+      }
+      if (lo <= u.prev_hi && hi >= u.prev_lo && hi < u.seg_lo) {
+        u.prev_lo = std::min(u.prev_lo, lo);
+        u.prev_hi = std::max(u.prev_hi, hi);
+        return;
+      }
+      place(unit, lo, hi);
     }
-    place(unit, lo, hi);
   }
   // Any other interval: it joins the segments it meets; else it is recorded as events, or,
   // if it lies after both, it is the later segment from then on and the earlier one is
