@@ -274,8 +274,7 @@ inline __attribute__((always_inline)) HbmTiming::Step HbmTiming::step(const Hot&
     // Commit the commands to the bank and unit state.
     if (!hit) {
       // The bank-state history: a conflict precharges tRP before the ACT.
-      if (outcome == RowOutcome::kConflict) hist_->close(bank, act - k.tRP);
-      hist_->open(bank, act);
+      hist_->open(unit, bank, act, outcome == RowOutcome::kConflict, act - k.tRP);
       b.open_row = row;
       b.col_ok = act + k.tRCD;
       b.pre_ok = act + k.tRAS;

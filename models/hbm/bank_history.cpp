@@ -37,6 +37,7 @@ size_t ActivitySeries::index(double tck_ns, uint64_t cycle) {
     acts.resize((acts.size() + 1) / 2);
     open_cycles.resize(acts.size());
     window_ns *= 2;
+    ++gen_;
   }
   const auto i = static_cast<size_t>(static_cast<double>(cycle) * tck_ns / window_ns);
   if (i >= acts.size()) {
@@ -46,46 +47,56 @@ size_t ActivitySeries::index(double tck_ns, uint64_t cycle) {
   return i;
 }
 
-ActivitySeries::Span ActivitySeries::span_of(double tck_ns, size_t i) const {
-  // The first cycle of window i and of window i + 1, found from an estimate by the same
-  // arithmetic as index() (monotonic in the cycle), so the span agrees with it exactly.
-  auto first = [&](size_t k) {
-    auto c = static_cast<uint64_t>(static_cast<double>(k) * window_ns / tck_ns);
-    while (c > 0 && window_of(tck_ns, window_ns, c - 1) >= k) --c;
-    while (window_of(tck_ns, window_ns, c) < k) ++c;
-    return c;
-  };
-  return Span{first(i), first(i + 1), i, window_ns, tck_ns};
+uint64_t ActivitySeries::first_cycle(double tck_ns, size_t k) const {
+  // From an estimate, by the same arithmetic as index() (monotonic in the cycle), so that
+  // spans agree with it exactly.
+  auto c = static_cast<uint64_t>(static_cast<double>(k) * window_ns / tck_ns);
+  while (c > 0 && window_of(tck_ns, window_ns, c - 1) >= k) --c;
+  while (window_of(tck_ns, window_ns, c) < k) ++c;
+  return c;
 }
 
-void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, uint64_t act_bits,
-                               Span& span) {
-  if (open == 0 && act_bits == 0) return;
+void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span) {
+  if (open == 0) return;
   const uint64_t c0 = blk << 6;
-  if (in_span(span, tck_ns, c0)) {
-    open_cycles[span.i] += popcount(open);
-    acts[span.i] += popcount(act_bits);
-    return;
+  if (c0 >= span.lo && c0 < span.hi && span.gen == gen_) {
+    // The block starts in the span's window: its cycles there add up at once. When the rest
+    // lies in the next window (not past the last one a series keeps), the span moves on to it.
+    const uint64_t n = span.hi - c0;
+    const uint64_t m = n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    open_cycles[span.i] += popcount(open & m);
+    open &= ~m;
+    if (open == 0) return;
+    const size_t next = span.i + 1;
+    if (next + 1 < kMaxWindows) {
+      const uint64_t hi = first_cycle(tck_ns, next + 1);
+      if (c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open)) < hi) {
+        if (next >= acts.size()) {
+          acts.resize(next + 1, 0);
+          open_cycles.resize(next + 1, 0);
+        }
+        span = Span{span.hi, hi, next, gen_};
+        open_cycles[next] += popcount(open);
+        return;
+      }
+    }
   }
-  // The last marked cycle's window first (it coarsens the series as far as needed, so the
+  // The last open cycle's window first (it coarsens the series as far as needed, so the
   // indices below agree with it).
-  const uint64_t top = c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open | act_bits));
-  const size_t last = index(tck_ns, top);
-  while (open != 0 || act_bits != 0) {
-    // The window of the first marked cycle left, and the block's cycles in it: up to the
-    // first cycle of the next window.
-    const uint64_t lo = c0 + static_cast<uint64_t>(__builtin_ctzll(open | act_bits));
-    const size_t i = index(tck_ns, lo);
+  const size_t last = index(tck_ns, c0 + 63 - static_cast<uint64_t>(__builtin_clzll(open)));
+  while (open != 0) {
+    // The window of the first open cycle left, and the block's cycles in it: up to the first
+    // cycle of the next window.
+    const size_t i = index(tck_ns, c0 + static_cast<uint64_t>(__builtin_ctzll(open)));
     uint64_t m = ~uint64_t{0};
     if (i != last) {
       span = span_of(tck_ns, i);
       m = (uint64_t{1} << (span.hi - c0)) - 1;  // span.hi lies within the block
     }
     open_cycles[i] += popcount(open & m);
-    acts[i] += popcount(act_bits & m);
-    open &= ~m, act_bits &= ~m;
+    open &= ~m;
   }
-  // The next blocks most likely lie in the window of this one's last mark.
+  // The next blocks most likely lie in the window of this one's last open cycle.
   span = span_of(tck_ns, last);
 }
 
@@ -102,19 +113,45 @@ BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
   ring_bits_ = log2_ceil((ring + 63) / 64);
   ring_mask_ = (uint64_t{1} << ring_bits_) - 1;
   ring_.assign(size_t{units} << ring_bits_, Block{});
+  ring_blk_.assign(ring_.size(), UINT64_MAX);
   Unit unit;
-  unit.act_bits = CycleSet(ring);
   units_.assign(units, unit);
   series_.window_ns = window_ns;
 }
 
+void BankHistory::act_elsewhere(Unit& u, uint64_t t) {
+  if (t < u.act_span.lo) {
+    if (t >= u.prev_span.lo && t < u.prev_span.hi) {
+      ++u.prev_n;
+    } else {
+      series_.add_act(tck_ns_, t);
+      ++u.acts;
+    }
+    return;
+  }
+  if (u.prev_n != 0) series_.add_acts(u.prev_span.i, u.prev_span.gen, u.prev_n);
+  u.acts += u.prev_n;
+  const ActivitySeries::Span next = series_.span_at(tck_ns_, t);
+  if (next.gen == u.act_span.gen && next.i == u.act_span.i + 1) {  // the next window
+    u.prev_span = u.act_span, u.prev_n = u.act_n;
+  } else {
+    if (u.act_n != 0) series_.add_acts(u.act_span.i, u.act_span.gen, u.act_n);
+    u.acts += u.act_n;
+    u.prev_span = ActivitySeries::Span{}, u.prev_n = 0;
+  }
+  u.act_span = next;
+  u.act_lo = next.lo, u.act_len = next.hi - next.lo;
+  u.act_n = 1;
+}
+
 void BankHistory::settle(uint32_t unit, uint64_t s) {
+  if (!kRecords) return;
   uint64_t lim = s;
   Bank* b = &banks_[size_t{unit} << bank_bits_];
   Unit& u = units_[unit];
   u.settled = std::max(u.settled, s);
   for (Bank* const e = b + banks_per_unit_; b != e; ++b) {
-    if (!b->open) continue;
+    if (!b->open()) continue;
     if (s > b->since + kCarry) {  // added up to s, carried on from there
       add(u, unit, b->since, s);
       b->since = s;
@@ -125,9 +162,10 @@ void BankHistory::settle(uint32_t unit, uint64_t s) {
 }
 
 inline uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
-  const Block& k = ring_[(size_t{unit} << ring_bits_) | (blk & ring_mask_)];
+  const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
   int64_t n = u.rows;
-  if (k.blk != blk) return n > 0 ? ~uint64_t{0} : 0;  // no events
+  if (ring_blk_[slot] != blk) return n > 0 ? ~uint64_t{0} : 0;  // no events
+  const Block& k = ring_[slot];
   if (n > int64_t{k.closes}) {  // fewer ends than rows open at the start: open throughout
     u.rows = n + int64_t{k.opens} - int64_t{k.closes};
     return ~uint64_t{0};
@@ -145,32 +183,38 @@ inline uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
 }
 
 void BankHistory::place(uint32_t unit, uint64_t lo, uint64_t hi) {
-  if (lo >= hi) return;
   Unit& u = units_[unit];
-  if (lo <= u.seg_hi && hi >= u.seg_lo) {  // it meets the later segment, from before it
-    if (lo <= u.prev_hi) {  // and the earlier one (which ends before the later one starts)
-      u.seg_lo = std::min(u.prev_lo, lo);
-      u.prev_lo = u.prev_hi = 0;
-    } else {
-      u.seg_lo = std::min(u.seg_lo, lo);
+  if (lo < u.seg_hi) {  // before the later segment: it joins an older segment it meets
+    for (unsigned k = 0; k < kOld; ++k) {
+      if (u.old_lo[k] < u.old_hi[k] && lo <= u.old_hi[k] && hi >= u.old_lo[k]) {
+        u.old_lo[k] = std::min(u.old_lo[k], lo);
+        u.old_hi[k] = std::max(u.old_hi[k], hi);
+        return;
+      }
     }
-    u.seg_hi = std::max(u.seg_hi, hi);
+    keep(u, unit, lo, hi);  // or becomes one
     return;
   }
-  if (lo <= u.prev_hi && hi >= u.prev_lo) {
-    u.prev_lo = std::min(u.prev_lo, lo);
-    u.prev_hi = std::max(u.prev_hi, hi);
-    return;
-  }
-  if (lo < u.seg_hi) {  // before the later segment
-    record(unit, lo, hi);
-    return;
-  }
-  // After both: the earlier segment is recorded (its cycles before the counting point are
-  // counted already), the later one is the earlier one from now on.
-  record(unit, std::max(u.prev_lo, u.counted), u.prev_hi);
+  // After both: the later segment is the earlier one from now on, and the earlier one an
+  // older one.
+  keep(u, unit, u.prev_lo, u.prev_hi);
   u.prev_lo = u.seg_lo, u.prev_hi = u.seg_hi;
   u.seg_lo = lo, u.seg_hi = hi;
+}
+
+void BankHistory::keep(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi) {
+  lo = std::max(lo, u.counted);  // (the cycles before the counting point are counted already)
+  if (lo >= hi) return;
+  // A free slot: an empty one, or one whose cycles are all counted.
+  unsigned k = 0;
+  while (k < kOld && u.old_lo[k] < u.old_hi[k] && u.old_hi[k] > u.counted) ++k;
+  if (k == kOld) {  // none free: the one that ends first is recorded as events
+    k = 0;
+    for (unsigned j = 1; j < kOld; ++j)
+      if (u.old_hi[j] < u.old_hi[k]) k = j;
+    record(unit, std::max(u.old_lo[k], u.counted), u.old_hi[k]);
+  }
+  u.old_lo[k] = lo, u.old_hi[k] = hi;
 }
 
 void BankHistory::record(uint32_t unit, uint64_t lo, uint64_t hi) {
@@ -194,35 +238,34 @@ inline uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
     lo = std::max(lo, c0) - c0, hi = std::min(hi, c0 + 64) - c0;
     return (hi == 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
   };
-  return in(u.seg_lo, u.seg_hi) | in(u.prev_lo, u.prev_hi);
+  uint64_t m = in(u.seg_lo, u.seg_hi) | in(u.prev_lo, u.prev_hi);
+  for (unsigned k = 0; k < kOld; ++k) m |= in(u.old_lo[k], u.old_hi[k]);
+  return m;
 }
 
 void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
   Unit& u = units_[unit];
   const uint64_t last = to >> 6;
-  uint64_t open = 0, acts = 0;
+  uint64_t open = 0;
   for (uint64_t blk = u.counted >> 6; blk < last; ++blk) {
     uint64_t m = take(u, unit, blk);
     if (m != ~uint64_t{0}) m |= covered(u, blk);
-    const uint64_t a = u.act_bits.block(blk);
     const uint64_t o = m == ~uint64_t{0} ? 64 : popcount(m);
     u.open_cycles += o;
-    if (series_.in_span(u.span, tck_ns_, blk << 6)) {
+    if (series_.in_span(u.span, blk << 6)) {
       open += o;
-      acts += popcount(a);
     } else {
-      series_.add_to_span(u.span, open, acts);
-      open = acts = 0;
-      series_.add_block(tck_ns_, blk, m, a, u.span);
+      if (open != 0) series_.add_to_span(u.span, open);
+      open = 0;
+      series_.add_block(tck_ns_, blk, m, u.span);
     }
   }
-  series_.add_to_span(u.span, open, acts);
+  if (open != 0) series_.add_to_span(u.span, open);
   if (all && (to & 63) != 0 && to > u.counted) {  // the partial block up to `to`
     const uint64_t mask = (uint64_t{1} << (to & 63)) - 1;
     const uint64_t o = (take(u, unit, last) | covered(u, last)) & mask;
-    const uint64_t a = u.act_bits.block(last) & mask;
     u.open_cycles += popcount(o);
-    series_.add_block(tck_ns_, last, o, a, u.span);
+    series_.add_block(tck_ns_, last, o, u.span);
     u.counted = to;
     return;
   }
@@ -243,7 +286,7 @@ std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
       s = std::min(s + kCarry, end);
       for (uint32_t b = first; b < first + banks_per_unit_; ++b) {
         Bank& k = h.banks_[b];
-        if (!k.open) continue;
+        if (!k.open()) continue;
         if (close[b] <= s) {
           h.close(b, close[b]);
         } else if (k.since < s) {
@@ -254,6 +297,7 @@ std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
       h.count(unit, s, s == end);
       if (s == end) break;
     }
+    h.flush_acts(u);
     out.push_back(UnitCounts{u.acts, u.open_cycles});
   }
   if (series != nullptr) *series = h.series_;

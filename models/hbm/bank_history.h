@@ -12,29 +12,34 @@
 // added up to the last admission and carried on from there). A close of a bank that is not
 // open is ignored, so a controller may close lazily and more than once.
 //
-// An interval costs the same however long the row stayed open. Each unit keeps two segments,
-// spans of cycles that all have a row open, the later one after the earlier one: an interval
-// that meets a segment widens it (while the unit is busy, nearly all do, at the cost of a few
-// comparisons). Any other interval is recorded as events on the unit's ring of 64-cycle
-// blocks, +1 open row at its start and -1 at its end; or, if it lies after both segments, it
-// becomes the later segment and the earlier one is recorded (from the counting point: the
-// cycles before it are counted already). Counting goes through the blocks in time order,
-// keeping the count of recorded intervals open: a cycle is open if that count is above zero
-// or a segment holds it. A block in which fewer intervals end than were open at its start is
-// open in every cycle, without going through its events. The ACTs are marked on a ring of
-// cycle bits (models/hbm/cycle_set.h), for the series over time.
+// An interval costs the same however long the row stayed open. Each unit keeps segments,
+// spans of cycles that all have a row open: the later one, the earlier one before it, and
+// two older ones. An interval that meets the later segment widens it (while the unit is busy,
+// nearly all do, at the cost of a few comparisons), and takes in the earlier one if it reaches
+// back that far; one that meets the earlier or an older segment widens that. One after both
+// becomes the later segment, the later one the earlier one, and the earlier one an older one;
+// any other interval becomes an older segment. An older segment that has no free slot (one
+// whose cycles are all counted) is recorded as events on the unit's ring of 64-cycle blocks,
+// +1 open row at its start and -1 at its end (from the counting point on: the cycles before it
+// are counted already). Counting goes through the blocks in time order, keeping the count of
+// recorded intervals open: a cycle is open if that count is above zero or a segment holds it.
+// A block in which fewer intervals end than were open at its start is open in every cycle,
+// without going through its events.
 //
 // Events lie where marks of the intervals themselves would: from the counting point to the
 // last close, within the horizon after the last admission. A slot of the ring holds the block
 // it was last written for, and reads as empty for any other.
+//
+// ACTs are counted per window of the series as they come: each unit holds the count of its
+// current window and of the one before (ACTs arrive nearly in time order), adds them to the
+// series when its ACTs move on to a later window, and adds an ACT earlier than both at once.
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include "models/hbm/cycle_set.h"
 
 namespace npusim::models::hbm {
 
@@ -45,59 +50,80 @@ struct ActivitySeries {
   double window_ns = 1000.0;
   std::vector<uint64_t> acts;
   std::vector<uint64_t> open_cycles;  // summed over units
-  // The cycles [lo, hi) are those of window i at window_ns == w (and tck_ns == tck): a block
-  // inside them adds to that window without index(). Each caller that goes through time in
-  // order (a unit's counting) keeps its own.
+  // The cycles [lo, hi) are those of window i while the series has not coarsened since (gen
+  // is its count of coarsenings then): a block inside them adds to that window without
+  // index(). Each caller that goes through time in order (a unit's counting) keeps its own.
   struct Span {
     uint64_t lo = 0, hi = 0;
     size_t i = 0;
-    double w = 0, tck = 0;
+    uint64_t gen = UINT64_MAX;
   };
-  // Adds the marks of the 64 cycles from 64 * blk: `open` and `acts` bit j is cycle 64 blk + j.
-  // `span` becomes the window of the last mark.
-  void add_block(double tck_ns, uint64_t blk, uint64_t open, uint64_t act_bits, Span& span);
-  // Whether the 64 cycles from c0 lie in `span` (at this tck_ns and the current window_ns):
-  // add_to_span() adds their counts there.
-  bool in_span(const Span& span, double tck_ns, uint64_t c0) const {
-    return c0 >= span.lo && c0 + 64 <= span.hi && span.w == window_ns && span.tck == tck_ns;
+  // Adds the open cycles of the 64 from 64 * blk: bit j of `open` is cycle 64 blk + j. `span`
+  // becomes the window of the last one.
+  void add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span);
+  // Whether the 64 cycles from c0 lie in `span`: add_to_span() adds their count there.
+  bool in_span(const Span& span, uint64_t c0) const {
+    return c0 >= span.lo && c0 + 64 <= span.hi && span.gen == gen_;
   }
-  void add_to_span(const Span& span, uint64_t open, uint64_t act_count) {
-    if ((open | act_count) == 0) return;
-    open_cycles[span.i] += open;
-    acts[span.i] += act_count;
-  }
+  void add_to_span(const Span& span, uint64_t open) { open_cycles[span.i] += open; }
+  // The span of the window of cycle c (coarsening the series as far as it needs).
+  Span span_at(double tck_ns, uint64_t c) { return span_of(tck_ns, index(tck_ns, c)); }
+  // Adds n ACTs to window i of the series as it was at `gen` coarsenings.
+  void add_acts(size_t i, uint64_t gen, uint64_t n) { acts[i >> (gen_ - gen)] += n; }
+  void add_act(double tck_ns, uint64_t c) { ++acts[index(tck_ns, c)]; }
 
  private:
   size_t index(double tck_ns, uint64_t cycle);  // (coarsens as needed)
+  // The first cycle of window k, by the same arithmetic as index().
+  uint64_t first_cycle(double tck_ns, size_t k) const;
   // The span of window i.
-  Span span_of(double tck_ns, size_t i) const;
+  Span span_of(double tck_ns, size_t i) const {
+    return Span{first_cycle(tck_ns, i), first_cycle(tck_ns, i + 1), i, gen_};
+  }
+  uint64_t gen_ = 0;  // coarsenings so far
 };
 
 class BankHistory {
  public:
+  // Built with NPUSIM_BENCH_NO_BANK_HISTORY (for benchmarks only, docs/performance.md) the
+  // history records nothing and is never settled: the same code without the accounting, to
+  // measure what it costs. The background energy of such a build is wrong.
+#ifdef NPUSIM_BENCH_NO_BANK_HISTORY
+  static constexpr bool kRecords = false;
+#else
+  static constexpr bool kRecords = true;
+#endif
   BankHistory() = default;
   // `horizon`: how far after the last admission an event can lie (the controller's
   // reservations), in cycles.
   BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns, double window_ns,
               uint64_t horizon);
 
-  bool is_open(uint32_t bank) const { return banks_[bank].open; }  // flat bank index
-  // A row opens in `bank` at cycle t (its ACT).
-  void open(uint32_t bank, uint64_t t) {
+  bool is_open(uint32_t bank) const { return banks_[bank].open(); }  // flat bank index
+  // A row opens in `bank` (of `unit`) at cycle t (its ACT); with `conflict`, the row open
+  // before closes at `pre` (its precharge), if it is open.
+  void open(uint32_t unit, uint32_t bank, uint64_t t, bool conflict = false, uint64_t pre = 0) {
+    if (!kRecords) return;
+    assert(unit == bank >> bank_bits_);
     Bank& b = banks_[bank];
-    b.open = true;
+    Unit& u = units_[unit];
+    if (conflict && b.open()) add(u, unit, b.since, pre);
     b.since = t;
-    Unit& u = units_[bank >> bank_bits_];
-    u.act_bits.set(t);
-    ++u.acts;
+    if (t - u.act_lo < u.act_len) {
+      ++u.act_n;
+    } else {
+      act_elsewhere(u, t);
+    }
   }
   // The bank's row closes at cycle t (its precharge, or a refresh), if it is open.
   void close(uint32_t bank, uint64_t t) {
+    if (!kRecords) return;
     Bank& b = banks_[bank];
-    if (!b.open) return;
-    b.open = false;
+    if (!b.open()) return;
+    const uint64_t since = b.since;
+    b.since = kClosed;
     const uint32_t unit = bank >> bank_bits_;
-    add(units_[unit], unit, b.since, t);
+    add(units_[unit], unit, since, t);
   }
   // Counts the unit's cycles before s, a cycle no later event of the unit precedes (the
   // caller has closed the rows a refresh or an idle page closed before it), up to the oldest
@@ -114,7 +140,7 @@ class BankHistory {
   std::vector<UnitCounts> counts(uint64_t end, CloseAt close_at, ActivitySeries* series) const {
     std::vector<uint64_t> close(banks_.size(), 0);
     for (uint32_t b = 0; b < banks_.size(); ++b)
-      if (banks_[b].open) close[b] = std::max(banks_[b].since, std::min(close_at(b), end));
+      if (banks_[b].open()) close[b] = std::max(banks_[b].since, std::min(close_at(b), end));
     return counts_closing(end, close, series);
   }
   // The unit's last settle point, and how far its counting has come (the oldest row still
@@ -127,58 +153,87 @@ class BankHistory {
   static constexpr uint64_t kCarry = 4096;
 
  private:
+  // Older segments a unit keeps before it records one as events.
+  static constexpr unsigned kOld = 2;
+  static constexpr uint64_t kClosed = UINT64_MAX;
   struct Bank {
-    uint64_t since = 0;  // the ACT of its open row, or the point it was carried on to
-    bool open = false;
+    // The ACT of its open row, or the point it was carried on to; kClosed: no row open.
+    uint64_t since = kClosed;
+    bool open() const { return since != kClosed; }
   };
-  struct Unit {
-    CycleSet act_bits;
+  struct alignas(64) Unit {
+    // What an ACT and a closing interval touch first, in one cache line. ACTs in the cycles
+    // [act_lo, act_lo + act_len) (act_span's) not yet added to the series: act_n.
+    uint64_t act_lo = 0, act_len = 0, act_n = 0;
     // The segments: every cycle of [seg_lo, seg_hi) is open, and of [prev_lo, prev_hi), which
-    // ends before the other starts.
+    // ends before the other starts, and of the older ones, [old_lo[k], old_hi[k]) (empty ones
+    // have old_lo == old_hi).
     uint64_t seg_lo = 0, seg_hi = 0, prev_lo = 0, prev_hi = 0;
+    uint64_t old_lo[kOld] = {}, old_hi[kOld] = {};
+    // And in those of the window before act_span's, prev_span: prev_n (ACTs come nearly in
+    // time order; one after the span moves both on, one before both adds to the series at
+    // once).
+    ActivitySeries::Span act_span, prev_span;
+    uint64_t prev_n = 0;
     uint64_t counted = 0;  // cycles before this are counted (a multiple of 64)
     uint64_t settled = 0;  // the last settle point
-    uint64_t open_cycles = 0, acts = 0;
+    uint64_t open_cycles = 0, acts = 0;  // (acts: those added to the series so far)
     int64_t rows = 0;  // recorded intervals that cover cycle `counted`
     ActivitySeries::Span span;  // the series window its counting is in
   };
-  // The events of block `blk` (cycles 64 blk + j, j < 64).
+  // The events of a block (cycles 64 blk + j, j < 64); which block a slot holds is in
+  // ring_blk_, apart, so that counting reads eight slots' blocks from a cache line.
   struct Block {
-    uint64_t blk = UINT64_MAX;
     uint64_t cycles = 0;             // bit j: an event in cycle j
     uint32_t opens = 0, closes = 0;  // intervals that start and end in the block
     int16_t delta[64] = {};          // starts less ends in cycle j (at most a bank each)
   };
   // The slot of the unit's block blk, taken over for it if it holds another block.
   Block& block_for(uint32_t unit, uint64_t blk) {
-    Block& k = ring_[(size_t{unit} << ring_bits_) | (blk & ring_mask_)];
-    if (k.blk != blk) {
-      k = Block{};
-      k.blk = blk;
+    const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
+    if (ring_blk_[slot] != blk) {
+      ring_[slot] = Block{};
+      ring_blk_[slot] = blk;
     }
-    return k;
+    return ring_[slot];
   }
-  // Adds the interval [lo, hi) of one of the unit's banks: one that meets just one of the
-  // unit's segments (most, while the unit is busy) joins it; place() takes the others.
+  // Adds the interval [lo, hi) of one of the unit's banks: one that meets the later segment
+  // (most, while the unit is busy) joins it, and the earlier one with it if it reaches that
+  // far back; one that meets only the earlier segment joins that; place() takes the others.
   void add(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi) {
-    if (lo < hi) {
-      if (lo <= u.seg_hi && hi >= u.seg_lo && lo > u.prev_hi) {
-        u.seg_lo = std::min(u.seg_lo, lo);
-        u.seg_hi = std::max(u.seg_hi, hi);
-        return;
+    if (lo >= hi) return;
+    if (lo <= u.seg_hi && hi >= u.seg_lo) {
+      if (lo <= u.prev_hi) {  // (the earlier segment ends before the later one starts)
+        lo = std::min(lo, u.prev_lo);
+        u.prev_lo = u.prev_hi = 0;
       }
-      if (lo <= u.prev_hi && hi >= u.prev_lo && hi < u.seg_lo) {
-        u.prev_lo = std::min(u.prev_lo, lo);
-        u.prev_hi = std::max(u.prev_hi, hi);
-        return;
-      }
-      place(unit, lo, hi);
+      u.seg_lo = std::min(u.seg_lo, lo);
+      u.seg_hi = std::max(u.seg_hi, hi);
+      return;
     }
+    if (lo <= u.prev_hi && hi >= u.prev_lo) {
+      u.prev_lo = std::min(u.prev_lo, lo);
+      u.prev_hi = std::max(u.prev_hi, hi);
+      return;
+    }
+    place(unit, lo, hi);
   }
-  // Any other interval: it joins the segments it meets; else it is recorded as events, or,
-  // if it lies after both, it is the later segment from then on and the earlier one is
-  // recorded.
+  // An interval that meets neither segment: before the later one, it joins an older segment
+  // it meets or becomes one (keep()); after both, it is the later segment from then on, the
+  // later one the earlier one, and the earlier one an older one.
   void place(uint32_t unit, uint64_t lo, uint64_t hi);
+  // Keeps [lo, hi) (from the counting point on) as an older segment, in a free slot or in
+  // place of the one that ends first, which is recorded as events.
+  void keep(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi);
+  // An ACT at t outside the unit's act_span.
+  void act_elsewhere(Unit& u, uint64_t t);
+  // Adds the unit's pending ACTs to the series.
+  void flush_acts(Unit& u) {
+    if (u.act_n != 0) series_.add_acts(u.act_span.i, u.act_span.gen, u.act_n);
+    if (u.prev_n != 0) series_.add_acts(u.prev_span.i, u.prev_span.gen, u.prev_n);
+    u.acts += u.act_n + u.prev_n;
+    u.act_n = u.prev_n = 0;
+  }
   // Records the interval [lo, hi) as events (nothing if it is empty).
   void record(uint32_t unit, uint64_t lo, uint64_t hi);
   // The cycles of the unit's block blk with a recorded interval open (bit j: cycle 64 blk +
@@ -198,6 +253,7 @@ class BankHistory {
   std::vector<Bank> banks_;  // by flat bank index
   // Every unit's ring of blocks, unit after unit: the unit's block blk is at blk & ring_mask_.
   std::vector<Block> ring_;
+  std::vector<uint64_t> ring_blk_;  // the block each slot holds (UINT64_MAX: none)
   unsigned ring_bits_ = 0;
   uint64_t ring_mask_ = 0;
   unsigned bank_bits_ = 0;

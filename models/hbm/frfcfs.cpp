@@ -145,6 +145,7 @@ uint64_t FrFcfsController::refreshes() const {
 
 
 void FrFcfsController::settle(uint32_t unit, uint64_t s) {
+  if (!BankHistory::kRecords) return;
   // (Adaptive pages close at the settle points when idle long enough: every one counts.)
   if (cfg_.page_policy != PagePolicy::kAdaptive) {
     if (s < units_[unit].settle_next) return;
@@ -170,9 +171,7 @@ void FrFcfsController::settle(uint32_t unit, uint64_t s) {
   } else if (refresh || adaptive) {
     for (uint32_t bank = first; bank < first + nb; ++bank) {
       if (!hist_.is_open(bank)) continue;
-      const Bank& b = banks_[bank];
-      uint64_t c = refresh_after(bank, b.last_use);
-      if (adaptive) c = std::min(c, idle_precharge(b));
+      const uint64_t c = unused_close(banks_[bank], bank);
       if (c <= s) hist_.close(bank, c);
     }
   }
@@ -180,15 +179,8 @@ void FrFcfsController::settle(uint32_t unit, uint64_t s) {
 }
 
 std::vector<UnitActivity> FrFcfsController::activity(uint64_t end, ActivitySeries* series) const {
-  const bool adaptive = cfg_.page_policy == PagePolicy::kAdaptive;
-  const auto counts = hist_.counts(
-      end,
-      [&](uint32_t bank) {
-        const Bank& b = banks_[bank];
-        const uint64_t c = refresh_after(bank, b.last_use);
-        return adaptive ? std::min(c, idle_precharge(b)) : c;
-      },
-      series);
+  const auto counts =
+      hist_.counts(end, [&](uint32_t bank) { return unused_close(banks_[bank], bank); }, series);
   std::vector<UnitActivity> out(units_.size());
   for (size_t i = 0; i < units_.size(); ++i) {
     UnitActivity& a = out[i];
@@ -258,7 +250,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
         // Refreshed since the bank was last used (at the refresh's start at the latest: an
         // access whose data ends there leaves its row to the refresh's precharge).
         if (b.last_use <= k * refi + ph) {
-          hist_.close(bank, refresh_after(bank, b.last_use));
+          hist_.close(bank, unused_close(b, bank));
           b.open_row = kNoRow;
           b.act_ok = std::max(b.act_ok, end);
         }
@@ -309,7 +301,7 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
     }
     // Grant: the reservations, then the bank.
     if (cfg_.row_hit_cap != 0) note_row(b, history_[bank], out, start);
-    if (out != RowOutcome::kHit) reserve_act(u, g, b, bank, act, row, out == RowOutcome::kConflict);
+    if (out != RowOutcome::kHit) reserve_act(u, g, b, unit, bank, act, row, out == RowOutcome::kConflict);
     reserve_col(u, g, col, write, shortcuts_);
     b.col_ok = col + cfg_.tCCD_L;
     b.pre_ok = std::max(b.pre_ok, col + recovery_[write]);
@@ -334,8 +326,12 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 // so every reservation lands inside them as with a floor at admit - margin_ itself.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   // No request is admitted before the last admission (a drained write, granted at its move,
-  // has its admission earlier still): the bank-state history is final up to it.
-  settle(unit, u.last_admit);
+  // has its admission earlier still): the bank-state history is final up to it. Nor does any
+  // event of this request or a later one precede admit - tRP (a precharge for an ACT at admit
+  // at the earliest; a row a refresh closed before, settle() closes first): after a long idle,
+  // that point lies far past the last admission, and the history's rings reach from there to
+  // this request's events.
+  settle(unit, std::max(u.last_admit, admit > cfg_.tRP ? admit - cfg_.tRP : 0));
   const uint64_t f = (admit - margin_) & ~uint64_t{63};
   u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
   u.floor_next = f + kFloorStep + margin_;

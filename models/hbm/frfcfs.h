@@ -228,10 +228,10 @@ class FrFcfsController final : public Controller {
   // Records an ACT of `row` at `act` on its unit's maps and timeline and opens the row in its
   // bank (burst() and the miss path); `conflict`: it closes the bank's open row first, with a
   // precharge tRP before the ACT (the bank-state history's precharge).
-  __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint32_t bank,
-                                                  uint64_t act, uint32_t row, bool conflict) {
-    if (conflict) hist_.close(bank, act - cfg_.tRP);
-    hist_.open(bank, act);
+  __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint32_t unit,
+                                                  uint32_t bank, uint64_t act, uint32_t row,
+                                                  bool conflict) {
+    hist_.open(unit, bank, act, conflict, act - cfg_.tRP);
     if (!u.act.in_range(act)) {
       ++overflows_;
     } else {
@@ -276,6 +276,12 @@ class FrFcfsController final : public Controller {
   // page_policy adaptive: the precharge of the bank's open row if no column command comes.
   uint64_t idle_precharge(const Bank& b) const {
     return std::max(b.pre_ok, b.col_ok - cfg_.tCCD_L + cfg_.page_idle_cycles);
+  }
+  // When the bank's open row closes if no request comes: at the first refresh after its last
+  // use or, with adaptive pages, at its idle precharge if that comes first.
+  uint64_t unused_close(const Bank& b, uint32_t bank) const {
+    const uint64_t c = refresh_after(bank, b.last_use);
+    return cfg_.page_policy == PagePolicy::kAdaptive ? std::min(c, idle_precharge(b)) : c;
   }
   // The first refresh of `bank` that starts at or after cycle t (the one that closes a row last
   // used at t): k * tREFI (+ the bank's phase with per-bank refresh), k >= 1. UINT64_MAX

@@ -157,7 +157,7 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
     b.act_ok = act_ok;
     hist_.close(bank, refresh_after(bank, b.last_use));
   }
-  reserve_act(u, g, b, bank, act, row, open != kNoRow);
+  reserve_act(u, g, b, unit, bank, act, row, open != kNoRow);
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
   reserve_col_last(u, g, col, write);  // (past col_free: no busy interval grown, as hit_fast())
   b.col_ok = col + cfg_.tCCD_L;

@@ -136,6 +136,29 @@ TEST_CASE("hbm energy: a refresh closes the open rows at its start", "[hbm][ener
   }
 }
 
+TEST_CASE("hbm energy: an adaptive page closes at its idle precharge though a refresh follows",
+          "[hbm][energy]") {
+  // A read at 3700 leaves its row to close 64 cycles after its column command, before the
+  // refresh at 3900; the next read to the bank comes during that refresh, so the controller
+  // learns of the idle close only then. Its row counts open until the idle precharge, not
+  // until the refresh: the two reads count as each alone.
+  HbmConfig c;
+  c.page_policy = PagePolicy::kAdaptive;
+  c.page_idle_cycles = 64;
+  auto open_cycles = [&](bool first, bool second) {
+    auto ctrl = hbm::make_controller(c);
+    RowCounts rows;
+    if (first) ctrl->schedule(offset_of(*ctrl, 0, 0, 0, 7), 64, false, 3700, rows);
+    if (second) ctrl->schedule(offset_of(*ctrl, 0, 0, 0, 9), 64, false, 3910, rows);
+    return ctrl->activity(7000)[0].open_cycles;
+  };
+  const uint64_t one = open_cycles(true, false), two = open_cycles(false, true);
+  CHECK(one > 0);
+  CHECK(one < 3900 - 3700);  // closed before the refresh
+  CHECK(two > 0);
+  CHECK(open_cycles(true, true) == one + two);
+}
+
 TEST_CASE("hbm energy: the refresh term of an idle memory", "[hbm][energy]") {
   HbmConfig c;
   auto ctrl = hbm::make_controller(c);
@@ -228,14 +251,67 @@ TEST_CASE("hbm energy: the bank-state history is counted as admissions move on",
   }
 }
 
+// A unit idle for long between two bursts: the second burst's events lie far past the first
+// one's, more than the history's rings reach (kCarry and the controller's horizon) from where
+// its counting stood. The same burst twice, the second a whole number of refresh intervals
+// later (the refreshes fall alike, and close every row of the first burst before the second
+// comes), counts exactly twice the first one's ACTs and open cycles, window by window shifted
+// by the gap.
+TEST_CASE("hbm energy: a burst after a long idle counts as the same burst alone", "[hbm][energy]") {
+  for (auto sched : {HbmScheduler::kFrFcfs, HbmScheduler::kFcfs}) {
+    for (const bool mixed : {false, true}) {
+      for (const uint64_t m : {2, 3, 5, 9, 17, 40}) {
+        HbmConfig c;
+        c.scheduler = sched;
+        c.stats_window_ns = 100;  // tREFI is 39 windows
+        const uint64_t gap = m * c.tREFI;
+        auto burst = [&](hbm::Controller& ctrl, uint64_t from, RowCounts& rows) {
+          std::mt19937_64 rng(11);
+          uint64_t done = 0;
+          for (int i = 0; i < 1600; ++i) {
+            const bool w = mixed && rng() % 3 == 0;
+            const uint64_t off = (rng() % (c.size() / 64)) * 64;
+            done = std::max(done, ctrl.schedule(off, 64, w, from + 500 + i / 8, rows));
+          }
+          return done;
+        };
+        auto one = hbm::make_controller(c), two = hbm::make_controller(c);
+        RowCounts r1, r2;
+        const uint64_t done1 = burst(*one, 0, r1);
+        REQUIRE(done1 + 200 < c.tREFI);  // (the refresh at tREFI closes every row)
+        burst(*two, 0, r2);
+        burst(*two, gap, r2);
+        hbm::ActivitySeries s1, s2;
+        const auto a1 = one->activity(gap, &s1), a2 = two->activity(2 * gap, &s2);
+        INFO((sched == HbmScheduler::kFcfs ? "fcfs" : "frfcfs") << (mixed ? ", 2:1" : "")
+                                                                 << ", gap " << m << " tREFI");
+        for (size_t u = 0; u < a1.size(); ++u) {
+          CHECK(a1[u].open_cycles > 0);
+          CHECK(a2[u].acts == 2 * a1[u].acts);
+          CHECK(a2[u].open_cycles == 2 * a1[u].open_cycles);
+        }
+        REQUIRE(s1.window_ns == s2.window_ns);
+        const size_t shift = gap / 100;
+        std::vector<uint64_t> open(shift + s1.open_cycles.size(), 0), acts(open.size(), 0);
+        for (size_t w = 0; w < s1.open_cycles.size(); ++w) {
+          open[w] += s1.open_cycles[w], open[w + shift] += s1.open_cycles[w];
+          acts[w] += s1.acts[w], acts[w + shift] += s1.acts[w];
+        }
+        CHECK(s2.open_cycles == open);
+        CHECK(s2.acts == acts);
+      }
+    }
+  }
+}
+
 TEST_CASE("bank history: intervals out of order, settling and the open-cycle union", "[hbm][energy]") {
   hbm::BankHistory h(2, 4, 1.0, 100.0, 1000);  // 2 units of 4 banks, windows of 100 cycles
-  h.open(1, 50);   // unit 0, bank 1: [50, 120)
-  h.open(0, 10);   // unit 0, bank 0: [10, 60), granted after the later one
+  h.open(0, 1, 50);   // unit 0, bank 1: [50, 120)
+  h.open(0, 0, 10);   // unit 0, bank 0: [10, 60), granted after the later one
   h.close(0, 60);
   h.close(1, 120);
   h.close(1, 130);  // closed already: ignored
-  h.open(5, 300);   // unit 1, bank 1: open at the end
+  h.open(1, 5, 300);   // unit 1, bank 1: open at the end
   h.settle(0, 128);  // counts whole words before 128
   CHECK(h.counted(0) == 128);
   h.settle(1, 400);  // a row open since 300: counted up to the word it is in
@@ -258,7 +334,7 @@ TEST_CASE("bank history: intervals out of order, settling and the open-cycle uni
   CHECK(h.counts(400, [](uint32_t) { return uint64_t{350}; }, nullptr)[1].open_cycles == 50);
   // A row open for long is carried on: counted up to the settle point, nothing lost.
   hbm::BankHistory g(1, 4, 1.0, 1000.0, 1000);
-  g.open(2, 100);
+  g.open(0, 2, 100);
   for (uint64_t s = 1024; s <= 40000; s += 1024) g.settle(0, s);
   CHECK(g.settled(0) - g.counted(0) <= hbm::BankHistory::kCarry + 64);
   CHECK(g.counts(50000, [](uint32_t) { return uint64_t{45000}; }, nullptr)[0].open_cycles == 44900);
@@ -318,7 +394,7 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
           if (act[b / banks][t] != 0) continue;  // one ACT a cycle in a unit (tRRD)
           is_open[b] = true, since[b] = t;
           act[b / banks][t] = 1;
-          h.open(b, t);
+          h.open(b / banks, b, t);
         }
       }
       for (uint32_t u = 0; u < units; ++u) h.settle(u, k.sparse ? prev : s);
