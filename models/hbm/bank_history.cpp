@@ -107,7 +107,7 @@ BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
   // A cycle's delta lies within the unit's banks either way: every recorded span holds, at
   // each of its cycles, a row interval that no other one holds.
   if (banks_per_unit > INT16_MAX) throw std::invalid_argument("bank history: too many banks");
-  // Events and marks lie from the counting point (at most kCarry before the last settle) to
+  // Events lie from the counting point (at most kCarry before the last settle) to
   // the horizon after the last admission, with a block on either side.
   const uint64_t ring = kCarry + horizon + 256;
   ring_bits_ = log2_ceil((ring + 63) / 64);
@@ -120,7 +120,7 @@ BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
 }
 
 void BankHistory::act_elsewhere(Unit& u, uint64_t t) {
-  if (t < u.act_span.lo) {
+  if (t < u.act_lo) {
     if (t >= u.prev_span.lo && t < u.prev_span.hi) {
       ++u.prev_n;
     } else {
@@ -129,15 +129,15 @@ void BankHistory::act_elsewhere(Unit& u, uint64_t t) {
     }
     return;
   }
-  if (u.prev_n != 0) series_.add_acts(u.prev_span.i, u.prev_span.gen, u.prev_n);
-  u.acts += u.prev_n;
   const ActivitySeries::Span next = series_.span_at(tck_ns_, t);
   if (next.gen == u.act_span.gen && next.i == u.act_span.i + 1) {  // the next window
-    u.prev_span = u.act_span, u.prev_n = u.act_n;
+    const uint64_t n = u.act_n;
+    u.act_n = 0;
+    flush_acts(u);  // (the window before)
+    u.prev_span = u.act_span, u.prev_n = n;
   } else {
-    if (u.act_n != 0) series_.add_acts(u.act_span.i, u.act_span.gen, u.act_n);
-    u.acts += u.act_n;
-    u.prev_span = ActivitySeries::Span{}, u.prev_n = 0;
+    flush_acts(u);
+    u.prev_span = ActivitySeries::Span{};
   }
   u.act_span = next;
   u.act_lo = next.lo, u.act_len = next.hi - next.lo;

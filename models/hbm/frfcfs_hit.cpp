@@ -155,7 +155,7 @@ uint64_t FrFcfsController::miss_grant(uint32_t bank, uint32_t row, bool write, u
   Group& g = groups_[bank >> bpg_bits_];
   if (refreshed) {
     b.act_ok = act_ok;
-    hist_.close(bank, refresh_after(bank, b.last_use));
+    hist_.close(bank, unused_close(b, bank));
   }
   reserve_act(u, g, b, unit, bank, act, row, open != kNoRow);
   out = open == kNoRow ? RowOutcome::kMiss : RowOutcome::kConflict;
