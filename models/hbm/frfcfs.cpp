@@ -326,12 +326,13 @@ uint64_t FrFcfsController::burst(uint32_t bank, uint32_t row, bool write, uint64
 // so every reservation lands inside them as with a floor at admit - margin_ itself.
 void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   // No request is admitted before the last admission (a drained write, granted at its move,
-  // has its admission earlier still): the bank-state history is final up to it. Nor does any
-  // event of this request or a later one precede admit - tRP (a precharge for an ACT at admit
-  // at the earliest; a row a refresh closed before, settle() closes first): after a long idle,
-  // that point lies far past the last admission, and the history's rings reach from there to
-  // this request's events.
-  settle(unit, std::max(u.last_admit, admit > cfg_.tRP ? admit - cfg_.tRP : 0));
+  // has its admission earlier still): the bank-state history is final up to it. With no write
+  // waiting in the buffer and no drain moving writes, no event of this request or a later one
+  // precedes admit - tRP either (a precharge for an ACT at admit at the earliest; a row a
+  // refresh closed before, settle() closes first): after a long idle that point lies far past
+  // the last admission, and the history's rings reach from there to this request's events.
+  const bool quiet = u.writes.empty() && admit >= u.release;
+  settle(unit, quiet && admit > cfg_.tRP ? std::max(u.last_admit, admit - cfg_.tRP) : u.last_admit);
   const uint64_t f = (admit - margin_) & ~uint64_t{63};
   u.act.raise_floor(f), u.rd.raise_floor(f), u.wr.raise_floor(f);
   u.floor_next = f + kFloorStep + margin_;
