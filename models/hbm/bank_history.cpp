@@ -161,11 +161,26 @@ void BankHistory::settle(uint32_t unit, uint64_t s) {
   if (lim >= u.counted + 64) count(unit, lim, false);
 }
 
+void BankHistory::take_slot(uint32_t unit, uint64_t blk, size_t slot) {
+  const uint64_t old = ring_blk_[slot];
+  if (old != UINT64_MAX && old >= units_[unit].counted >> 6 && ring_[slot].cycles != 0)
+    spilled_.emplace(std::make_pair(unit, old), ring_[slot]);
+  ring_[slot] = Block{};
+  if (!spilled_.empty()) {
+    const auto it = spilled_.find({unit, blk});
+    if (it != spilled_.end()) {
+      ring_[slot] = it->second;
+      spilled_.erase(it);
+    }
+  }
+  ring_blk_[slot] = blk;
+}
+
 inline uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
-  const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
   int64_t n = u.rows;
-  if (ring_blk_[slot] != blk) return n > 0 ? ~uint64_t{0} : 0;  // no events
-  const Block& k = ring_[slot];
+  const Block* const e = events_of(unit, blk);
+  if (e == nullptr) return n > 0 ? ~uint64_t{0} : 0;  // no events
+  const Block& k = *e;
   if (n > int64_t{k.closes}) {  // fewer ends than rows open at the start: open throughout
     u.rows = n + int64_t{k.opens} - int64_t{k.closes};
     return ~uint64_t{0};
@@ -270,6 +285,8 @@ void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
     return;
   }
   u.counted = std::max(u.counted, last << 6);
+  if (!spilled_.empty())  // (blocks kept apart and counted now)
+    spilled_.erase(spilled_.lower_bound({unit, 0}), spilled_.lower_bound({unit, u.counted >> 6}));
 }
 
 std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(

@@ -28,7 +28,11 @@
 //
 // Events lie where marks of the intervals themselves would: from the counting point to the
 // last close, within the horizon after the last admission. A slot of the ring holds the block
-// it was last written for, and reads as empty for any other.
+// it was last written for, and reads as empty for any other. Should a block whose events are
+// not counted yet lose its slot to a later one (a unit whose counting cannot move on while
+// events far later come: across a long idle with writes waiting in a write buffer, the
+// controller cannot settle past the last admission before it), it is kept apart, by unit and
+// block, until it is counted.
 //
 // ACTs are counted per window of the series as they come: each unit holds the count of its
 // current window and of the one before (ACTs arrive nearly in time order), adds them to the
@@ -39,6 +43,8 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace npusim::models::hbm {
@@ -191,11 +197,19 @@ class BankHistory {
   // The slot of the unit's block blk, taken over for it if it holds another block.
   Block& block_for(uint32_t unit, uint64_t blk) {
     const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
-    if (ring_blk_[slot] != blk) {
-      ring_[slot] = Block{};
-      ring_blk_[slot] = blk;
-    }
+    if (ring_blk_[slot] != blk) take_slot(unit, blk, slot);
     return ring_[slot];
+  }
+  // Gives the slot to the unit's block blk: the block it holds is kept apart if its events are
+  // not all counted yet, and blk's, if it was kept apart, comes back.
+  void take_slot(uint32_t unit, uint64_t blk, size_t slot);
+  // The unit's block blk, if it has events (in its slot of the ring, or kept apart).
+  const Block* events_of(uint32_t unit, uint64_t blk) const {
+    const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
+    if (ring_blk_[slot] == blk) return &ring_[slot];
+    if (__builtin_expect(spilled_.empty(), 1)) return nullptr;
+    const auto it = spilled_.find({unit, blk});
+    return it == spilled_.end() ? nullptr : &it->second;
   }
   // Adds the interval [lo, hi) of one of the unit's banks: one that meets the later segment
   // (most, while the unit is busy) joins it, and the earlier one with it if it reaches that
@@ -254,6 +268,8 @@ class BankHistory {
   // Every unit's ring of blocks, unit after unit: the unit's block blk is at blk & ring_mask_.
   std::vector<Block> ring_;
   std::vector<uint64_t> ring_blk_;  // the block each slot holds (UINT64_MAX: none)
+  // Blocks with events not counted yet that lost their slot, by unit and block.
+  std::map<std::pair<uint32_t, uint64_t>, Block> spilled_;
   unsigned ring_bits_ = 0;
   uint64_t ring_mask_ = 0;
   unsigned bank_bits_ = 0;
