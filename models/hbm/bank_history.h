@@ -194,9 +194,13 @@ class BankHistory {
     uint32_t opens = 0, closes = 0;  // intervals that start and end in the block
     int16_t delta[64] = {};          // starts less ends in cycle j (at most a bank each)
   };
+  // The slot of the unit's ring that block blk maps to.
+  size_t slot_of(uint32_t unit, uint64_t blk) const {
+    return (size_t{unit} << ring_bits_) | (blk & ring_mask_);
+  }
   // The slot of the unit's block blk, taken over for it if it holds another block.
   Block& block_for(uint32_t unit, uint64_t blk) {
-    const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
+    const size_t slot = slot_of(unit, blk);
     if (ring_blk_[slot] != blk) take_slot(unit, blk, slot);
     return ring_[slot];
   }
@@ -205,7 +209,7 @@ class BankHistory {
   void take_slot(uint32_t unit, uint64_t blk, size_t slot);
   // The unit's block blk, if it has events (in its slot of the ring, or kept apart).
   const Block* events_of(uint32_t unit, uint64_t blk) const {
-    const size_t slot = (size_t{unit} << ring_bits_) | (blk & ring_mask_);
+    const size_t slot = slot_of(unit, blk);
     if (ring_blk_[slot] == blk) return &ring_[slot];
     if (__builtin_expect(spilled_.empty(), 1)) return nullptr;
     const auto it = spilled_.find({unit, blk});
