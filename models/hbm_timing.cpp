@@ -153,11 +153,7 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
   }
   hot_[0] = make_hot(false);
   hot_[1] = make_hot(true);
-  // Events lie before the next refresh after an admission (every access ends before it), or
-  // within the queue's requests; settle() runs at each refresh and every kSettle cycles of
-  // admissions.
-  hist_ = std::make_unique<hbm::BankHistory>(c.units(), c.banks(), c.tck_ns, c.stats_window_ns,
-                                             2 * c.tREFI + uint64_t{c.queue_depth} * 512 + kSettle);
+  hist_ = std::make_unique<hbm::BankHistory>(c.units(), c.banks(), c.tck_ns, c.stats_window_ns);
 }
 
 HbmTiming::~HbmTiming() = default;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 
 #include "models/bits.h"
 
@@ -101,19 +100,9 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span&
 }
 
 BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
-                         double window_ns, uint64_t horizon)
-    : banks_(size_t{units} * banks_per_unit), bank_bits_(log2_ceil(banks_per_unit)),
+                         double window_ns)
+    : banks_(size_t{units} * banks_per_unit), events_(units), bank_bits_(log2_ceil(banks_per_unit)),
       banks_per_unit_(banks_per_unit), tck_ns_(tck_ns) {
-  // A cycle's delta lies within the unit's banks either way: every recorded span holds, at
-  // each of its cycles, a row interval that no other one holds.
-  if (banks_per_unit > INT16_MAX) throw std::invalid_argument("bank history: too many banks");
-  // Events lie from the counting point (at most kCarry before the last settle) to
-  // the horizon after the last admission, with a block on either side.
-  const uint64_t ring = kCarry + horizon + 256;
-  ring_bits_ = log2_ceil((ring + 63) / 64);
-  ring_mask_ = (uint64_t{1} << ring_bits_) - 1;
-  ring_.assign(size_t{units} << ring_bits_, Block{});
-  ring_blk_.assign(ring_.size(), UINT64_MAX);
   Unit unit;
   units_.assign(units, unit);
   series_.window_ns = window_ns;
@@ -161,38 +150,22 @@ void BankHistory::settle(uint32_t unit, uint64_t s) {
   if (lim >= u.counted + 64) count(unit, lim, false);
 }
 
-void BankHistory::take_slot(uint32_t unit, uint64_t blk, size_t slot) {
-  const uint64_t old = ring_blk_[slot];
-  if (old != UINT64_MAX && old >= units_[unit].counted >> 6 && ring_[slot].cycles != 0)
-    spilled_.emplace(std::make_pair(unit, old), ring_[slot]);
-  ring_[slot] = Block{};
-  if (!spilled_.empty()) {
-    const auto it = spilled_.find({unit, blk});
-    if (it != spilled_.end()) {
-      ring_[slot] = it->second;
-      spilled_.erase(it);
-    }
-  }
-  ring_blk_[slot] = blk;
-}
-
-inline uint64_t BankHistory::take(Unit& u, uint32_t unit, uint64_t blk) const {
+inline uint64_t BankHistory::take(Unit& u, Events& e, uint64_t blk) {
   int64_t n = u.rows;
-  const Block* const e = events_of(unit, blk);
-  if (e == nullptr) return n > 0 ? ~uint64_t{0} : 0;  // no events
-  const Block& k = *e;
-  if (n > int64_t{k.closes}) {  // fewer ends than rows open at the start: open throughout
-    u.rows = n + int64_t{k.opens} - int64_t{k.closes};
-    return ~uint64_t{0};
-  }
-  // The events in time order: the open cycles flip at each change between none open and some.
+  const uint64_t end = (blk + 1) << 7;  // (the events' encoding of the block's end)
+  size_t i = e.head;
+  const size_t size = e.ev.size();
+  if (i == size || e.ev[i] >= end) return n > 0 ? ~uint64_t{0} : 0;  // no events
+  // The events in time order: the open cycles flip at each change between none open and some
+  // (two events in one cycle that flip and flip back cancel out).
   uint64_t open = n > 0 ? ~uint64_t{0} : 0;
-  for (uint64_t ev = k.cycles; ev != 0; ev &= ev - 1) {
-    const auto j = static_cast<unsigned>(__builtin_ctzll(ev));
+  for (; i < size && e.ev[i] < end; ++i) {
+    const uint64_t v = e.ev[i];
     const bool was = n > 0;
-    n += k.delta[j];
-    if (was != (n > 0)) open ^= ~uint64_t{0} << j;
+    n += (v & 1) != 0 ? 1 : -1;
+    if (was != (n > 0)) open ^= ~uint64_t{0} << ((v >> 1) & 63);
   }
+  e.head = i;
   u.rows = n;
   return open;
 }
@@ -234,14 +207,11 @@ void BankHistory::keep(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi) {
 
 void BankHistory::record(uint32_t unit, uint64_t lo, uint64_t hi) {
   if (lo >= hi) return;
-  Block& a = block_for(unit, lo >> 6);
-  a.cycles |= uint64_t{1} << (lo & 63);
-  ++a.delta[lo & 63];
-  ++a.opens;
-  Block& z = block_for(unit, hi >> 6);
-  z.cycles |= uint64_t{1} << (hi & 63);
-  --z.delta[hi & 63];
-  ++z.closes;
+  Events& e = events_[unit];
+  const uint64_t start = lo << 1 | 1;
+  if (!e.ev.empty() && start < e.ev.back()) e.sorted = false;
+  e.ev.push_back(start);
+  e.ev.push_back(hi << 1);  // (after the start)
 }
 
 inline uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
@@ -258,12 +228,49 @@ inline uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
   return m;
 }
 
+inline uint64_t BankHistory::next_open(const Unit& u, uint64_t c) {
+  uint64_t next = UINT64_MAX;
+  auto at = [&](uint64_t lo, uint64_t hi) {
+    if (lo < hi && hi > c) next = std::min(next, lo);
+  };
+  at(u.seg_lo, u.seg_hi);
+  at(u.prev_lo, u.prev_hi);
+  for (unsigned k = 0; k < kOld; ++k) at(u.old_lo[k], u.old_hi[k]);
+  return next;
+}
+
 void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
   Unit& u = units_[unit];
+  Events& e = events_[unit];
+  if (!e.sorted) {
+    std::sort(e.ev.begin() + static_cast<std::ptrdiff_t>(e.head), e.ev.end());
+    e.sorted = true;
+  }
   const uint64_t last = to >> 6;
   uint64_t open = 0;
-  for (uint64_t blk = u.counted >> 6; blk < last; ++blk) {
-    uint64_t m = take(u, unit, blk);
+  for (uint64_t blk = u.counted >> 6; blk < last;) {
+    // Up to the block of the next event, a run of blocks in which a recorded interval is open
+    // throughout or the later segment holds every cycle adds up at once (while the unit is
+    // busy, most blocks), within the series window; a run that no segment meets is closed.
+    const uint64_t c0 = blk << 6;
+    const uint64_t quiet = std::min(last, e.head < e.ev.size() ? e.ev[e.head] >> 7 : last);
+    if (quiet > blk) {
+      if (u.rows > 0 || (u.seg_lo <= c0 && u.seg_hi >= c0 + 64)) {
+        if (series_.in_span(u.span, c0)) {
+          const uint64_t end =
+              std::min({quiet, u.rows > 0 ? quiet : u.seg_hi >> 6, u.span.hi >> 6});
+          const uint64_t n = (end - blk) << 6;
+          u.open_cycles += n;
+          open += n;
+          blk = end;
+          continue;
+        }
+      } else if (const uint64_t next = next_open(u, c0); next >= c0 + 64) {
+        blk = std::min(quiet, next >> 6);
+        continue;
+      }
+    }
+    uint64_t m = take(u, e, blk);
     if (m != ~uint64_t{0}) m |= covered(u, blk);
     const uint64_t o = m == ~uint64_t{0} ? 64 : popcount(m);
     u.open_cycles += o;
@@ -274,19 +281,23 @@ void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
       open = 0;
       series_.add_block(tck_ns_, blk, m, u.span);
     }
+    ++blk;
   }
   if (open != 0) series_.add_to_span(u.span, open);
   if (all && (to & 63) != 0 && to > u.counted) {  // the partial block up to `to`
     const uint64_t mask = (uint64_t{1} << (to & 63)) - 1;
-    const uint64_t o = (take(u, unit, last) | covered(u, last)) & mask;
+    const uint64_t o = (take(u, e, last) | covered(u, last)) & mask;
     u.open_cycles += popcount(o);
     series_.add_block(tck_ns_, last, o, u.span);
     u.counted = to;
     return;
   }
   u.counted = std::max(u.counted, last << 6);
-  if (!spilled_.empty())  // (blocks kept apart and counted now)
-    spilled_.erase(spilled_.lower_bound({unit, 0}), spilled_.lower_bound({unit, u.counted >> 6}));
+  if (e.head == e.ev.size()) {  // (the events counted are dropped)
+    e.ev.clear(), e.head = 0;
+  } else if (e.head >= 64) {
+    e.ev.erase(e.ev.begin(), e.ev.begin() + static_cast<std::ptrdiff_t>(e.head)), e.head = 0;
+  }
 }
 
 std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
@@ -297,8 +308,8 @@ std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
     Unit& u = h.units_[unit];
     const uint32_t first = unit << bank_bits_;
     // In steps of kCarry, as settle() would go: rows that close by then are recorded, the
-    // others recorded up to the step and carried on, so no event lies further back than the
-    // ring reaches (a row may stay open long after the last admission, up to `end`).
+    // others recorded up to the step and carried on (a row may stay open long after the last
+    // admission, up to `end`).
     for (uint64_t s = u.counted;;) {
       s = std::min(s + kCarry, end);
       for (uint32_t b = first; b < first + banks_per_unit_; ++b) {

@@ -19,20 +19,17 @@
 // back that far; one that meets the earlier or an older segment widens that. One after both
 // becomes the later segment, the later one the earlier one, and the earlier one an older one;
 // any other interval becomes an older segment. An older segment that has no free slot (one
-// whose cycles are all counted) is recorded as events on the unit's ring of 64-cycle blocks,
-// +1 open row at its start and -1 at its end (from the counting point on: the cycles before it
-// are counted already). Counting goes through the blocks in time order, keeping the count of
-// recorded intervals open: a cycle is open if that count is above zero or a segment holds it.
-// A block in which fewer intervals end than were open at its start is open in every cycle,
-// without going through its events.
-//
-// Events lie where marks of the intervals themselves would: from the counting point to the
-// last close, within the horizon after the last admission. A slot of the ring holds the block
-// it was last written for, and reads as empty for any other. Should a block whose events are
-// not counted yet lose its slot to a later one (a unit whose counting cannot move on while
-// events far later come: across a long idle with writes waiting in a write buffer, the
-// controller cannot settle past the last admission before it), it is kept apart, by unit and
-// block, until it is counted.
+// whose cycles are all counted) is recorded as two events in the unit's list, +1 open row at
+// its start and -1 at its end (from the counting point on: the cycles before it are counted
+// already); few segments come to that (a few in a hundred ACTs on a random stream). Counting
+// goes through the cycles in 64-cycle blocks in time order, with the unit's events sorted,
+// keeping the count of recorded intervals open: a cycle is open if that count is above zero
+// or a segment holds it. A run of blocks without events adds up at once where that count
+// is above zero or the later segment holds them (most blocks while the unit is busy) and
+// where no segment meets them (closed: an idle unit costs nothing per cycle). The events of
+// a unit stay in its list until they are counted, however far apart
+// they lie (across a long idle with writes waiting in a write buffer, the controller cannot
+// settle past the last admission before it while events far later come).
 //
 // ACTs are counted per window of the series as they come: each unit holds the count of its
 // current window and of the one before (ACTs arrive nearly in time order), adds them to the
@@ -43,8 +40,6 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <utility>
 #include <vector>
 
 namespace npusim::models::hbm {
@@ -100,10 +95,7 @@ class BankHistory {
   static constexpr bool kRecords = true;
 #endif
   BankHistory() = default;
-  // `horizon`: how far after the last admission an event can lie (the controller's
-  // reservations), in cycles.
-  BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns, double window_ns,
-              uint64_t horizon);
+  BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns, double window_ns);
 
   bool is_open(uint32_t bank) const { return banks_[bank].open(); }  // flat bank index
   // A row opens in `bank` (of `unit`) at cycle t (its ACT); with `conflict`, the row open
@@ -155,7 +147,7 @@ class BankHistory {
   uint64_t settled(uint32_t unit) const { return units_[unit].settled; }
   uint64_t counted(uint32_t unit) const { return units_[unit].counted; }
   // A row open longer than this before a settle is added up to the settle point and carried
-  // on from there, so the ring never needs to reach further back.
+  // on from there, so the counting keeps up with the settle points.
   static constexpr uint64_t kCarry = 4096;
 
  private:
@@ -187,34 +179,13 @@ class BankHistory {
     int64_t rows = 0;  // recorded intervals that cover cycle `counted`
     ActivitySeries::Span span;  // the series window its counting is in
   };
-  // The events of a block (cycles 64 blk + j, j < 64); which block a slot holds is in
-  // ring_blk_, apart, so that counting reads eight slots' blocks from a cache line.
-  struct Block {
-    uint64_t cycles = 0;             // bit j: an event in cycle j
-    uint32_t opens = 0, closes = 0;  // intervals that start and end in the block
-    int16_t delta[64] = {};          // starts less ends in cycle j (at most a bank each)
+  // A unit's recorded events not counted yet, from `head` on: cycle << 1 | 1 for the start of
+  // a recorded interval, cycle << 1 for its end; in time order from `head` on if `sorted`.
+  struct Events {
+    std::vector<uint64_t> ev;
+    size_t head = 0;
+    bool sorted = true;
   };
-  // The slot of the unit's ring that block blk maps to.
-  size_t slot_of(uint32_t unit, uint64_t blk) const {
-    return (size_t{unit} << ring_bits_) | (blk & ring_mask_);
-  }
-  // The slot of the unit's block blk, taken over for it if it holds another block.
-  Block& block_for(uint32_t unit, uint64_t blk) {
-    const size_t slot = slot_of(unit, blk);
-    if (ring_blk_[slot] != blk) take_slot(unit, blk, slot);
-    return ring_[slot];
-  }
-  // Gives the slot to the unit's block blk: the block it holds is kept apart if its events are
-  // not all counted yet, and blk's, if it was kept apart, comes back.
-  void take_slot(uint32_t unit, uint64_t blk, size_t slot);
-  // The unit's block blk, if it has events (in its slot of the ring, or kept apart).
-  const Block* events_of(uint32_t unit, uint64_t blk) const {
-    const size_t slot = slot_of(unit, blk);
-    if (ring_blk_[slot] == blk) return &ring_[slot];
-    if (__builtin_expect(spilled_.empty(), 1)) return nullptr;
-    const auto it = spilled_.find({unit, blk});
-    return it == spilled_.end() ? nullptr : &it->second;
-  }
   // Adds the interval [lo, hi) of one of the unit's banks: one that meets the later segment
   // (most, while the unit is busy) joins it, and the earlier one with it if it reaches that
   // far back; one that meets only the earlier segment joins that; place() takes the others.
@@ -254,11 +225,14 @@ class BankHistory {
   }
   // Records the interval [lo, hi) as events (nothing if it is empty).
   void record(uint32_t unit, uint64_t lo, uint64_t hi);
-  // The cycles of the unit's block blk with a recorded interval open (bit j: cycle 64 blk +
-  // j), from its events and u.rows, which it moves on to the block's end.
-  uint64_t take(Unit& u, uint32_t unit, uint64_t blk) const;
+  // The cycles of block blk with a recorded interval of the unit open (bit j: cycle 64 blk +
+  // j), from its sorted events, which it takes, and u.rows, which it moves on to the block's
+  // end.
+  static uint64_t take(Unit& u, Events& e, uint64_t blk);
   // The cycles of block blk in the unit's segments.
   static uint64_t covered(const Unit& u, uint64_t blk);
+  // The first cycle of the unit's segments that end after cycle c (UINT64_MAX: none).
+  static uint64_t next_open(const Unit& u, uint64_t c);
   // Counts [counted, to) (to rounded down to a block unless `all`: then up to `to` exactly).
   // The blocks in the unit's series window add up there; a block elsewhere goes through
   // add_block(), which moves the window on.
@@ -269,13 +243,7 @@ class BankHistory {
 
   std::vector<Unit> units_;
   std::vector<Bank> banks_;  // by flat bank index
-  // Every unit's ring of blocks, unit after unit: the unit's block blk is at blk & ring_mask_.
-  std::vector<Block> ring_;
-  std::vector<uint64_t> ring_blk_;  // the block each slot holds (UINT64_MAX: none)
-  // Blocks with events not counted yet that lost their slot, by unit and block.
-  std::map<std::pair<uint32_t, uint64_t>, Block> spilled_;
-  unsigned ring_bits_ = 0;
-  uint64_t ring_mask_ = 0;
+  std::vector<Events> events_;  // by unit
   unsigned bank_bits_ = 0;
   uint32_t banks_per_unit_ = 1;
   double tck_ns_ = 1.0;

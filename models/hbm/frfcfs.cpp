@@ -126,9 +126,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
   // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
   fast_ = fast_allowed();
-  // (events lie within the timelines' span of the last admission, which lies up to
-  // kSettleStep after the last settle)
-  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns, bits + kSettleStep);
+  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns);
 }
 
 uint64_t FrFcfsController::refreshes() const {

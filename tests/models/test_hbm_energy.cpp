@@ -239,7 +239,7 @@ TEST_CASE("hbm energy: the bank-state history is counted as admissions move on",
     INFO((sched == HbmScheduler::kFcfs ? "fcfs" : "frfcfs"));
     // Settled as the unit's admissions move on (they spread evenly over the units), and
     // counted up to the oldest row still open at the settle point: at most kCarry (and the
-    // word it lies in) behind it, so that the ring of marks never needs to reach further.
+    // word it lies in) behind it, so that the counting keeps up with the admissions.
     for (uint32_t u = 0; u < 8; ++u) {
       CHECK(h.settled(u) > ctrl->last_admit() / 2);
       CHECK(h.settled(u) - h.counted(u) <= hbm::BankHistory::kCarry + 64);
@@ -252,8 +252,7 @@ TEST_CASE("hbm energy: the bank-state history is counted as admissions move on",
 }
 
 // A unit idle for long between two bursts: the second burst's events lie far past the first
-// one's, more than the history's rings reach (kCarry and the controller's horizon) from where
-// its counting stood. The same burst twice, the second a whole number of refresh intervals
+// one's, much further than kCarry from where its counting stood. The same burst twice, the second a whole number of refresh intervals
 // later (the refreshes fall alike, and close every row of the first burst before the second
 // comes), counts exactly twice the first one's ACTs and open cycles, window by window shifted
 // by the gap.
@@ -343,7 +342,7 @@ TEST_CASE("hbm energy: writes waiting in the buffer across a long idle", "[hbm][
 }
 
 TEST_CASE("bank history: intervals out of order, settling and the open-cycle union", "[hbm][energy]") {
-  hbm::BankHistory h(2, 4, 1.0, 100.0, 1000);  // 2 units of 4 banks, windows of 100 cycles
+  hbm::BankHistory h(2, 4, 1.0, 100.0);  // 2 units of 4 banks, windows of 100 cycles
   h.open(0, 1, 50);   // unit 0, bank 1: [50, 120)
   h.open(0, 0, 10);   // unit 0, bank 0: [10, 60), granted after the later one
   h.close(0, 60);
@@ -371,7 +370,7 @@ TEST_CASE("bank history: intervals out of order, settling and the open-cycle uni
   // Closing at a given cycle before the end.
   CHECK(h.counts(400, [](uint32_t) { return uint64_t{350}; }, nullptr)[1].open_cycles == 50);
   // A row open for long is carried on: counted up to the settle point, nothing lost.
-  hbm::BankHistory g(1, 4, 1.0, 1000.0, 1000);
+  hbm::BankHistory g(1, 4, 1.0, 1000.0);
   g.open(0, 2, 100);
   for (uint64_t s = 1024; s <= 40000; s += 1024) g.settle(0, s);
   CHECK(g.settled(0) - g.counted(0) <= hbm::BankHistory::kCarry + 64);
@@ -392,9 +391,9 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
     // controllers settle at the previous admission), and bank 0 of each unit seldom touched
     // between the gaps, so its row stays open far behind the new ACTs (carried on).
     bool sparse = false;
-    // The settle point stays where it was until the events have run this far past it, much
-    // further than the ring reaches (as across a long idle with writes waiting in a write
-    // buffer): blocks not counted yet lose their slots to later ones.
+    // The settle point stays where it was until the events have run this far past it (as
+    // across a long idle with writes waiting in a write buffer): events wait long to be
+    // counted while far later ones come.
     uint64_t stall = 0;
   };
   const Case cases[] = {
@@ -409,7 +408,7 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
     INFO("tck " << k.tck << ", window " << k.window << (k.sparse ? ", sparse" : "")
                  << (k.stall != 0 ? ", stalled" : ""));
     const uint32_t units = 2, banks = 8;
-    hbm::BankHistory h(units, banks, k.tck, k.window, k.horizon);
+    hbm::BankHistory h(units, banks, k.tck, k.window);
     std::vector<std::vector<uint8_t>> open(units, std::vector<uint8_t>(k.cycles + 2000 + 2 * k.horizon));
     std::vector<std::vector<uint8_t>> act(units, std::vector<uint8_t>(open[0].size()));
     std::vector<uint64_t> since(units * banks, 0);
