@@ -153,7 +153,8 @@ HbmTiming::HbmTiming(const HbmConfig& c) : cfg_(c), map_(c) {
   }
   hot_[0] = make_hot(false);
   hot_[1] = make_hot(true);
-  hist_ = std::make_unique<hbm::BankHistory>(c.units(), c.banks(), c.tck_ns, c.stats_window_ns);
+  hist_ = std::make_unique<hbm::BankHistory>(c.units(), c.banks(), c.tck_ns, c.stats_window_ns,
+                                             c.tRP);
 }
 
 HbmTiming::~HbmTiming() = default;
@@ -270,7 +271,7 @@ inline __attribute__((always_inline)) HbmTiming::Step HbmTiming::step(const Hot&
     // Commit the commands to the bank and unit state.
     if (!hit) {
       // The bank-state history: a conflict precharges tRP before the ACT.
-      hist_->open(unit, bank, act, outcome == RowOutcome::kConflict, act - k.tRP);
+      hist_->open(unit, bank, act, outcome == RowOutcome::kConflict);
       b.open_row = row;
       b.col_ok = act + k.tRCD;
       b.pre_ok = act + k.tRAS;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 #include "models/bits.h"
 
@@ -55,15 +56,17 @@ uint64_t ActivitySeries::first_cycle(double tck_ns, size_t k) const {
   return c;
 }
 
-void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span) {
+void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span,
+                               bool acts_) {
   if (open == 0) return;
+  std::vector<uint64_t>& into = acts_ ? acts : open_cycles;
   const uint64_t c0 = blk << 6;
   if (c0 >= span.lo && c0 < span.hi && span.gen == gen_) {
     // The block starts in the span's window: its cycles there add up at once. When the rest
     // lies in the next window (not past the last one a series keeps), the span moves on to it.
     const uint64_t n = span.hi - c0;
     const uint64_t m = n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-    open_cycles[span.i] += popcount(open & m);
+    into[span.i] += popcount(open & m);
     open &= ~m;
     if (open == 0) return;
     const size_t next = span.i + 1;
@@ -75,7 +78,7 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span&
           open_cycles.resize(next + 1, 0);
         }
         span = Span{span.hi, hi, next, gen_};
-        open_cycles[next] += popcount(open);
+        into[next] += popcount(open);
         return;
       }
     }
@@ -92,7 +95,7 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span&
       span = span_of(tck_ns, i);
       m = (uint64_t{1} << (span.hi - c0)) - 1;  // span.hi lies within the block
     }
-    open_cycles[i] += popcount(open & m);
+    into[i] += popcount(open & m);
     open &= ~m;
   }
   // The next blocks most likely lie in the window of this one's last open cycle.
@@ -100,203 +103,176 @@ void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span&
 }
 
 BankHistory::BankHistory(uint32_t units, uint32_t banks_per_unit, double tck_ns,
-                         double window_ns)
-    : banks_(size_t{units} * banks_per_unit), events_(units), bank_bits_(log2_ceil(banks_per_unit)),
-      banks_per_unit_(banks_per_unit), tck_ns_(tck_ns) {
-  Unit unit;
-  units_.assign(units, unit);
+                         double window_ns, uint64_t trp)
+    : units_(units), events_(units), bank_bits_(log2_ceil(banks_per_unit)), trp_(trp),
+      tck_ns_(tck_ns) {
+#ifndef NDEBUG
+  act_at_.assign(size_t{units} << bank_bits_, 0);
+#endif
+  if (bank_bits_ > 6) throw std::invalid_argument("bank history: more than 64 banks in a unit");
+  bank_mask_ = (uint64_t{1} << bank_bits_) - 1;
+  ring_.assign(size_t{units} << kRingBits, Word{});
+  base_.assign(units, 0);
   series_.window_ns = window_ns;
 }
 
-void BankHistory::act_elsewhere(Unit& u, uint64_t t) {
-  if (t < u.act_lo) {
-    if (t >= u.prev_span.lo && t < u.prev_span.hi) {
-      ++u.prev_n;
-    } else {
-      series_.add_act(tck_ns_, t);
-      ++u.acts;
-    }
-    return;
+void BankHistory::odd_open(uint32_t unit, uint64_t t, bool conflict) {
+  push(unit, t << 1 | 1);
+  if (conflict) push(unit, (t - trp_) << 1);
+}
+
+uint64_t BankHistory::precharges(uint32_t unit, uint64_t c) const {
+  const uint64_t x = c + trp_;  // the ACTs of the precharges in [c, c + 64)
+  const uint64_t off = x & 63;
+  const uint64_t lo = word_of(unit, x >> 6).conflict >> off;
+  return off == 0 ? lo : lo | word_of(unit, (x >> 6) + 1).conflict << (64 - off);
+}
+
+uint64_t BankHistory::next_event(uint32_t unit, uint64_t blk, uint64_t last) const {
+  uint64_t next = last;
+  const Events& l = events_[unit];
+  if (l.head < l.ev.size()) next = std::min(next, std::max(blk, l.ev[l.head] >> 7));
+  // A word of a later block: its ACTs lie there, its precharges up to tRP before.
+  for (uint64_t i = 0; i < kRingWords; ++i) {
+    const uint64_t b = block_at(unit, i);
+    if (ring_[slot_of(unit, b)].act != 0 && b >= blk)
+      next = std::min(next, std::max(blk, ((b << 6) - std::min(b << 6, trp_)) >> 6));
   }
-  const ActivitySeries::Span next = series_.span_at(tck_ns_, t);
-  if (next.gen == u.act_span.gen && next.i == u.act_span.i + 1) {  // the next window
-    const uint64_t n = u.act_n;
-    u.act_n = 0;
-    flush_acts(u);  // (the window before)
-    u.prev_span = u.act_span, u.prev_n = n;
-  } else {
-    flush_acts(u);
-    u.prev_span = ActivitySeries::Span{};
-  }
-  u.act_span = next;
-  u.act_lo = next.lo, u.act_len = next.hi - next.lo;
-  u.act_n = 1;
+  return next;
 }
 
 void BankHistory::settle(uint32_t unit, uint64_t s) {
   if (!kRecords) return;
-  uint64_t lim = s;
-  Bank* b = &banks_[size_t{unit} << bank_bits_];
   Unit& u = units_[unit];
   u.settled = std::max(u.settled, s);
-  for (Bank* const e = b + banks_per_unit_; b != e; ++b) {
-    if (!b->open()) continue;
-    if (s > b->since + kCarry) {  // added up to s, carried on from there
-      add(u, unit, b->since, s);
-      b->since = s;
-    }
-    lim = std::min(lim, b->since);
-  }
-  if (lim >= u.counted + 64) count(unit, lim, false);
-}
-
-inline uint64_t BankHistory::take(Unit& u, Events& e, uint64_t blk) {
-  int64_t n = u.rows;
-  const uint64_t end = (blk + 1) << 7;  // (the events' encoding of the block's end)
-  size_t i = e.head;
-  const size_t size = e.ev.size();
-  if (i == size || e.ev[i] >= end) return n > 0 ? ~uint64_t{0} : 0;  // no events
-  // The events in time order: the open cycles flip at each change between none open and some
-  // (two events in one cycle that flip and flip back cancel out).
-  uint64_t open = n > 0 ? ~uint64_t{0} : 0;
-  for (; i < size && e.ev[i] < end; ++i) {
-    const uint64_t v = e.ev[i];
-    const bool was = n > 0;
-    n += (v & 1) != 0 ? 1 : -1;
-    if (was != (n > 0)) open ^= ~uint64_t{0} << ((v >> 1) & 63);
-  }
-  e.head = i;
-  u.rows = n;
-  return open;
-}
-
-void BankHistory::place(uint32_t unit, uint64_t lo, uint64_t hi) {
-  Unit& u = units_[unit];
-  if (lo < u.seg_hi) {  // before the later segment: it joins an older segment it meets
-    for (unsigned k = 0; k < kOld; ++k) {
-      if (u.old_lo[k] < u.old_hi[k] && lo <= u.old_hi[k] && hi >= u.old_lo[k]) {
-        u.old_lo[k] = std::min(u.old_lo[k], lo);
-        u.old_hi[k] = std::max(u.old_hi[k], hi);
-        return;
-      }
-    }
-    keep(u, unit, lo, hi);  // or becomes one
-    return;
-  }
-  // After both: the later segment is the earlier one from now on, and the earlier one an
-  // older one.
-  keep(u, unit, u.prev_lo, u.prev_hi);
-  u.prev_lo = u.seg_lo, u.prev_hi = u.seg_hi;
-  u.seg_lo = lo, u.seg_hi = hi;
-}
-
-void BankHistory::keep(Unit& u, uint32_t unit, uint64_t lo, uint64_t hi) {
-  lo = std::max(lo, u.counted);  // (the cycles before the counting point are counted already)
-  if (lo >= hi) return;
-  // A free slot: an empty one, or one whose cycles are all counted.
-  unsigned k = 0;
-  while (k < kOld && u.old_lo[k] < u.old_hi[k] && u.old_hi[k] > u.counted) ++k;
-  if (k == kOld) {  // none free: the one that ends first is recorded as events
-    k = 0;
-    for (unsigned j = 1; j < kOld; ++j)
-      if (u.old_hi[j] < u.old_hi[k]) k = j;
-    record(unit, std::max(u.old_lo[k], u.counted), u.old_hi[k]);
-  }
-  u.old_lo[k] = lo, u.old_hi[k] = hi;
-}
-
-void BankHistory::record(uint32_t unit, uint64_t lo, uint64_t hi) {
-  if (lo >= hi) return;
-  Events& e = events_[unit];
-  const uint64_t start = lo << 1 | 1;
-  if (!e.ev.empty() && start < e.ev.back()) e.sorted = false;
-  e.ev.push_back(start);
-  e.ev.push_back(hi << 1);  // (after the start)
-}
-
-inline uint64_t BankHistory::covered(const Unit& u, uint64_t blk) {
-  const uint64_t c0 = blk << 6;
-  if (u.seg_lo <= c0 && u.seg_hi >= c0 + 64) return ~uint64_t{0};
-  auto in = [c0](uint64_t lo, uint64_t hi) {
-    if (hi <= c0 || lo >= c0 + 64) return uint64_t{0};
-    if (lo <= c0 && hi >= c0 + 64) return ~uint64_t{0};
-    lo = std::max(lo, c0) - c0, hi = std::min(hi, c0 + 64) - c0;
-    return (hi == 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
-  };
-  uint64_t m = in(u.seg_lo, u.seg_hi) | in(u.prev_lo, u.prev_hi);
-  for (unsigned k = 0; k < kOld; ++k) m |= in(u.old_lo[k], u.old_hi[k]);
-  return m;
-}
-
-inline uint64_t BankHistory::next_open(const Unit& u, uint64_t c) {
-  uint64_t next = UINT64_MAX;
-  auto at = [&](uint64_t lo, uint64_t hi) {
-    if (lo < hi && hi > c) next = std::min(next, lo);
-  };
-  at(u.seg_lo, u.seg_hi);
-  at(u.prev_lo, u.prev_hi);
-  for (unsigned k = 0; k < kOld; ++k) at(u.old_lo[k], u.old_hi[k]);
-  return next;
+  if (s >= u.counted + 64) count(unit, s, false);
 }
 
 void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
   Unit& u = units_[unit];
-  Events& e = events_[unit];
-  if (!e.sorted) {
-    std::sort(e.ev.begin() + static_cast<std::ptrdiff_t>(e.head), e.ev.end());
-    e.sorted = true;
+  Events& l = events_[unit];
+  if (!l.sorted) {
+    std::sort(l.ev.begin() + static_cast<std::ptrdiff_t>(l.head), l.ev.end());
+    l.sorted = true;
   }
-  const uint64_t last = to >> 6;
-  uint64_t open = 0;
-  for (uint64_t blk = u.counted >> 6; blk < last;) {
-    // Up to the block of the next event, a run of blocks in which a recorded interval is open
-    // throughout or the later segment holds every cycle adds up at once (while the unit is
-    // busy, most blocks), within the series window; a run that no segment meets is closed.
-    const uint64_t c0 = blk << 6;
-    const uint64_t quiet = std::min(last, e.head < e.ev.size() ? e.ev[e.head] >> 7 : last);
-    if (quiet > blk) {
-      if (u.rows > 0 || (u.seg_lo <= c0 && u.seg_hi >= c0 + 64)) {
-        if (series_.in_span(u.span, c0)) {
-          const uint64_t end =
-              std::min({quiet, u.rows > 0 ? quiet : u.seg_hi >> 6, u.span.hi >> 6});
-          const uint64_t n = (end - blk) << 6;
-          u.open_cycles += n;
-          open += n;
-          blk = end;
-          continue;
-        }
-      } else if (const uint64_t next = next_open(u, c0); next >= c0 + 64) {
-        blk = std::min(quiet, next >> 6);
-        continue;
-      }
-    }
-    uint64_t m = take(u, e, blk);
-    if (m != ~uint64_t{0}) m |= covered(u, blk);
+  const uint64_t last = to >> 6, stop = all && (to & 63) != 0 ? last + 1 : last;
+  // The open cycles and ACTs of the blocks in the unit's series windows (u.span, u.act_span)
+  // add up here and go to the series when a block lies elsewhere (add_block() may coarsen
+  // the series: both sums go first).
+  uint64_t open = 0, acts = 0;
+  auto flush = [&] {
+    if (open != 0) series_.add_to_span(u.span, open);
+    if (acts != 0) series_.add_acts_to_span(u.act_span, acts);
+    open = acts = 0;
+  };
+  // (k: the ACTs in a, popcount(a))
+  auto add = [&](uint64_t blk, uint64_t m, uint64_t a, uint64_t k) {
     const uint64_t o = m == ~uint64_t{0} ? 64 : popcount(m);
     u.open_cycles += o;
-    if (series_.in_span(u.span, blk << 6)) {
-      open += o;
-    } else {
-      if (open != 0) series_.add_to_span(u.span, open);
-      open = 0;
-      series_.add_block(tck_ns_, blk, m, u.span);
+    u.acts += k;
+    const uint64_t c0 = blk << 6;
+    if (series_.in_span(u.span, c0) && (a == 0 || series_.in_span(u.act_span, c0))) {
+      open += o, acts += k;
+      return;
     }
+    flush();
+    series_.add_block(tck_ns_, blk, m, u.span);
+    series_.add_block(tck_ns_, blk, a, u.act_span, true);
+  };
+  int64_t n = u.rows;
+  unsigned quiet = 0;  // blocks in a row without events
+  for (uint64_t blk = u.counted >> 6; blk < stop;) {
+    const uint64_t c0 = blk << 6;
+    const uint64_t end = blk == last ? to : c0 + 64;  // (the partial block of `all`)
+    const uint64_t mask = end - c0 == 64 ? ~uint64_t{0} : (uint64_t{1} << (end - c0)) - 1;
+    const Word w = word_of(unit, blk);
+    const uint64_t pre = precharges(unit, c0);
+    if (w.act != 0) ring_[slot_of(unit, blk)] = Word{};  // (counted now)
+    const uint64_t lend = (blk + 1) << 7;  // (the list's encoding of the block's end)
+    if ((w.act | pre) == 0 && (l.head == l.ev.size() || l.ev[l.head] >= lend)) {
+      // No event: open throughout or closed. After a few such blocks, a run of them up to
+      // the next event adds up at once.
+      if (++quiet < 8 || blk + 1 >= last) {
+        add(blk, n > 0 ? mask : 0, 0, 0);
+        ++blk;
+        continue;
+      }
+      const uint64_t e = next_event(unit, blk + 1, last);  // the run is [blk, e)
+      if (n > 0) {
+        for (uint64_t b = blk; b < e;) {  // window by window
+          if (series_.in_span(u.span, b << 6)) {
+            const uint64_t k = std::min(e, u.span.hi >> 6);
+            if (k > b) {
+              u.open_cycles += (k - b) << 6;
+              open += (k - b) << 6;
+              b = k;
+              continue;
+            }
+          }
+          add(b, ~uint64_t{0}, 0, 0);
+          ++b;
+        }
+      }
+      blk = e;
+      quiet = 0;
+      continue;
+    }
+    quiet = 0;
+    const bool quiet_list = l.head == l.ev.size() || l.ev[l.head] >= lend;
+    const auto acts_in = static_cast<int64_t>(popcount(w.act));
+    if (quiet_list && n > static_cast<int64_t>(popcount(pre))) {
+      // More banks open at its start than precharges in it: open throughout.
+      n += acts_in - static_cast<int64_t>(popcount(pre));
+      add(blk, mask, w.act & mask, mask == ~uint64_t{0} ? acts_in : popcount(w.act & mask));
+      ++blk;
+      continue;
+    }
+    // The events in time order: the open cycles flip at each change between none open and
+    // some (two changes in one cycle that flip and flip back cancel out).
+    uint64_t m = n > 0 ? ~uint64_t{0} : 0;
+    uint64_t ev = w.act | pre;
+    size_t i = l.head;
+    for (;;) {
+      uint64_t lj = 64;
+      if (i < l.ev.size() && l.ev[i] < lend) {
+        const uint64_t c = l.ev[i] >> 1;
+        lj = c < c0 ? 0 : c - c0;
+      }
+      const uint64_t bj = ev != 0 ? static_cast<uint64_t>(__builtin_ctzll(ev)) : 64;
+      if (lj == 64 && bj == 64) break;
+      const bool was = n > 0;
+      if (bj <= lj) {
+        const uint64_t b = uint64_t{1} << bj;
+        n += int64_t{(w.act & b) != 0} - int64_t{(pre & b) != 0};
+        ev &= ev - 1;
+      } else {
+        if ((l.ev[i] & 1) != 0) {  // an ACT of the list: to the series at once
+          ++n;
+          if ((l.ev[i] >> 1) < to) {
+            flush();
+            ++u.acts;
+            series_.add_act(tck_ns_, l.ev[i] >> 1);
+          }
+        } else {
+          --n;
+        }
+        ++i;
+      }
+      const uint64_t j = std::min(bj, lj);
+      if (was != (n > 0)) m ^= ~uint64_t{0} << j;
+    }
+    l.head = i;
+    add(blk, m & mask, w.act & mask, popcount(w.act & mask));
     ++blk;
   }
-  if (open != 0) series_.add_to_span(u.span, open);
-  if (all && (to & 63) != 0 && to > u.counted) {  // the partial block up to `to`
-    const uint64_t mask = (uint64_t{1} << (to & 63)) - 1;
-    const uint64_t o = (take(u, e, last) | covered(u, last)) & mask;
-    u.open_cycles += popcount(o);
-    series_.add_block(tck_ns_, last, o, u.span);
-    u.counted = to;
-    return;
-  }
-  u.counted = std::max(u.counted, last << 6);
-  if (e.head == e.ev.size()) {  // (the events counted are dropped)
-    e.ev.clear(), e.head = 0;
-  } else if (e.head >= 64) {
-    e.ev.erase(e.ev.begin(), e.ev.begin() + static_cast<std::ptrdiff_t>(e.head)), e.head = 0;
+  flush();
+  u.rows = n;
+  u.counted = std::max(u.counted, stop == last ? last << 6 : to);
+  base_[unit] = u.counted >> 6;
+  if (l.head == l.ev.size()) {  // (the events counted are dropped)
+    l.ev.clear(), l.head = 0;
+  } else if (l.head >= 64) {
+    l.ev.erase(l.ev.begin(), l.ev.begin() + static_cast<std::ptrdiff_t>(l.head)), l.head = 0;
   }
 }
 
@@ -306,26 +282,25 @@ std::vector<BankHistory::UnitCounts> BankHistory::counts_closing(
   std::vector<UnitCounts> out;
   for (uint32_t unit = 0; unit < h.units_.size(); ++unit) {
     Unit& u = h.units_[unit];
-    const uint32_t first = unit << bank_bits_;
-    // In steps of kCarry, as settle() would go: rows that close by then are recorded, the
-    // others recorded up to the step and carried on (a row may stay open long after the last
-    // admission, up to `end`).
-    for (uint64_t s = u.counted;;) {
-      s = std::min(s + kCarry, end);
-      for (uint32_t b = first; b < first + banks_per_unit_; ++b) {
-        Bank& k = h.banks_[b];
-        if (!k.open()) continue;
-        if (close[b] <= s) {
-          h.close(b, close[b]);
-        } else if (k.since < s) {
-          h.add(u, unit, k.since, s);
-          k.since = s;
-        }
-      }
-      h.count(unit, s, s == end);
-      if (s == end) break;
+    // ACTs at or after the end (none where the end is past every reservation) count first.
+    for (uint64_t i = 0; i < kRingWords; ++i) {
+      const uint64_t b = h.block_at(unit, i);
+      if (b < end >> 6) continue;
+      uint64_t a = h.ring_[h.slot_of(unit, b)].act;
+      if (b == end >> 6) a &= ~uint64_t{0} << (end & 63);
+      u.acts += popcount(a);
+      h.series_.add_block(tck_ns_, b, a, u.act_span, true);
     }
-    h.flush_acts(u);
+    const Events& l = h.events_[unit];
+    for (size_t k = l.head; k < l.ev.size(); ++k)
+      if ((l.ev[k] & 1) != 0 && (l.ev[k] >> 1) >= end) {
+        ++u.acts;
+        h.series_.add_act(tck_ns_, l.ev[k] >> 1);
+      }
+    const uint32_t first = unit << bank_bits_;
+    for (uint32_t b = first; b <= (first | bank_mask_); ++b)
+      if (h.is_open(b)) h.close(b, close[b]);
+    h.count(unit, end, true);
     out.push_back(UnitCounts{u.acts, u.open_cycles});
   }
   if (series != nullptr) *series = h.series_;

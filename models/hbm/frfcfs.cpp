@@ -126,7 +126,7 @@ FrFcfsController::FrFcfsController(const HbmConfig& c) : cfg_(c), map_(c) {
   // The row-hit fast path (frfcfs_hit.cpp) knows neither per-bank refresh phases nor
   // adaptive or closed pages; the write buffer and the row-hit cap it follows as burst() does.
   fast_ = fast_allowed();
-  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns);
+  hist_ = BankHistory(c.units(), c.banks(), c.tck_ns, c.stats_window_ns, c.tRP);
 }
 
 uint64_t FrFcfsController::refreshes() const {
@@ -328,7 +328,7 @@ void FrFcfsController::advance_floor(Unit& u, uint32_t unit, uint64_t admit) {
   // waiting in the buffer and no drain moving writes, no event of this request or a later one
   // precedes admit - tRP either (a precharge for an ACT at admit at the earliest; a row a
   // refresh closed before, settle() closes first): after a long idle that point lies far past
-  // the last admission, and the history's rings reach from there to this request's events.
+  // the last admission, and the history's ring reaches from there to this request's events.
   const bool quiet = u.writes.empty() && admit >= u.release;
   settle(unit, quiet && admit > cfg_.tRP ? std::max(u.last_admit, admit - cfg_.tRP) : u.last_admit);
   const uint64_t f = (admit - margin_) & ~uint64_t{63};

@@ -231,7 +231,7 @@ class FrFcfsController final : public Controller {
   __attribute__((always_inline)) void reserve_act(Unit& u, Group& g, Bank& b, uint32_t unit,
                                                   uint32_t bank, uint64_t act, uint32_t row,
                                                   bool conflict) {
-    hist_.open(unit, bank, act, conflict, act - cfg_.tRP);
+    hist_.open(unit, bank, act, conflict);
     if (!u.act.in_range(act)) {
       ++overflows_;
     } else {
@@ -295,7 +295,7 @@ class FrFcfsController final : public Controller {
   // The bank-state history of the unit up to cycle s (every later request is admitted at or
   // after s): rows that a refresh or an idle page closed before s close, and the events
   // before s are counted (advance_floor() calls it). Unless pages are adaptive, it does so at
-  // most once in kSettleStep cycles (the history's ring reaches that much further back).
+  // most once in kSettleStep cycles (the history's ring reaches further than that).
   void settle(uint32_t unit, uint64_t s);
   static constexpr uint64_t kSettleStep = 1024;
   // Per-bank refresh: the latest refresh window of `bank` at t (as refresh_window), its phase.

@@ -238,11 +238,10 @@ TEST_CASE("hbm energy: the bank-state history is counted as admissions move on",
                                     : static_cast<hbm::FcfsController&>(*ctrl).timing().bank_history();
     INFO((sched == HbmScheduler::kFcfs ? "fcfs" : "frfcfs"));
     // Settled as the unit's admissions move on (they spread evenly over the units), and
-    // counted up to the oldest row still open at the settle point: at most kCarry (and the
-    // word it lies in) behind it, so that the counting keeps up with the admissions.
+    // counted up to the block of the settle point, rows still open or not.
     for (uint32_t u = 0; u < 8; ++u) {
       CHECK(h.settled(u) > ctrl->last_admit() / 2);
-      CHECK(h.settled(u) - h.counted(u) <= hbm::BankHistory::kCarry + 64);
+      CHECK(h.settled(u) - h.counted(u) < 64);
     }
     const auto a = ctrl->activity(done);
     uint64_t acts = 0;
@@ -252,7 +251,7 @@ TEST_CASE("hbm energy: the bank-state history is counted as admissions move on",
 }
 
 // A unit idle for long between two bursts: the second burst's events lie far past the first
-// one's, much further than kCarry from where its counting stood. The same burst twice, the second a whole number of refresh intervals
+// one's, much further than the history's ring reaches from where its counting stood. The same burst twice, the second a whole number of refresh intervals
 // later (the refreshes fall alike, and close every row of the first burst before the second
 // comes), counts exactly twice the first one's ACTs and open cycles, window by window shifted
 // by the gap.
@@ -342,7 +341,7 @@ TEST_CASE("hbm energy: writes waiting in the buffer across a long idle", "[hbm][
 }
 
 TEST_CASE("bank history: intervals out of order, settling and the open-cycle union", "[hbm][energy]") {
-  hbm::BankHistory h(2, 4, 1.0, 100.0);  // 2 units of 4 banks, windows of 100 cycles
+  hbm::BankHistory h(2, 4, 1.0, 100.0, 14);  // 2 units of 4 banks, windows of 100 cycles
   h.open(0, 1, 50);   // unit 0, bank 1: [50, 120)
   h.open(0, 0, 10);   // unit 0, bank 0: [10, 60), granted after the later one
   h.close(0, 60);
@@ -351,15 +350,15 @@ TEST_CASE("bank history: intervals out of order, settling and the open-cycle uni
   h.open(1, 5, 300);   // unit 1, bank 1: open at the end
   h.settle(0, 128);  // counts whole words before 128
   CHECK(h.counted(0) == 128);
-  h.settle(1, 400);  // a row open since 300: counted up to the word it is in
-  CHECK(h.counted(1) == 256);
+  h.settle(1, 400);  // a row open since 300 and on: counted up to the block of 400
+  CHECK(h.counted(1) == 384);
   hbm::ActivitySeries series;
   const auto n = h.counts(400, [](uint32_t) { return UINT64_MAX; }, &series);
   CHECK(n[0].acts == 2);
   CHECK(n[0].open_cycles == 110);  // [10, 120)
   CHECK(n[1].acts == 1);
   CHECK(n[1].open_cycles == 100);  // [300, 400)
-  CHECK(h.counted(1) == 256);  // counts() leaves the history as it was
+  CHECK(h.counted(1) == 384);  // counts() leaves the history as it was
   REQUIRE(series.open_cycles.size() == 4);
   CHECK(series.open_cycles[0] == 90);  // [10, 100)
   CHECK(series.open_cycles[1] == 20);  // [100, 120)
@@ -367,21 +366,22 @@ TEST_CASE("bank history: intervals out of order, settling and the open-cycle uni
   CHECK(series.open_cycles[3] == 100);
   CHECK(series.acts[0] == 2);
   CHECK(series.acts[3] == 1);
-  // Closing at a given cycle before the end.
-  CHECK(h.counts(400, [](uint32_t) { return uint64_t{350}; }, nullptr)[1].open_cycles == 50);
-  // A row open for long is carried on: counted up to the settle point, nothing lost.
-  hbm::BankHistory g(1, 4, 1.0, 1000.0);
+  // Closing at a given cycle before the end (after the last settle point).
+  CHECK(h.counts(400, [](uint32_t) { return uint64_t{390}; }, nullptr)[1].open_cycles == 90);
+  // A row open for long counts as the settle points pass, nothing lost.
+  hbm::BankHistory g(1, 4, 1.0, 1000.0, 14);
   g.open(0, 2, 100);
   for (uint64_t s = 1024; s <= 40000; s += 1024) g.settle(0, s);
-  CHECK(g.settled(0) - g.counted(0) <= hbm::BankHistory::kCarry + 64);
+  CHECK(g.settled(0) - g.counted(0) < 64);
   CHECK(g.counts(50000, [](uint32_t) { return uint64_t{45000}; }, nullptr)[0].open_cycles == 44900);
 }
 
 // The history against a per-cycle reference: random intervals, granted out of time order
-// within a horizon of the settle point, many overlapping (the marking skips what its run
-// already covers) and some apart (cycles with every bank closed), settled as a controller
-// does; with windows of a few cycles and of many blocks, with a tCK that is not a whole ns, and
-// with a series long enough to coarsen.
+// within a horizon of the settle point, many overlapping and some apart (cycles with every
+// bank closed); half of the ACTs on an open bank conflicts that close its row tRP before, now
+// and then two ACTs in one cycle; settled as a controller does;
+// with windows of a few cycles and of many blocks, with a tCK that is not a whole ns, and with
+// a series long enough to coarsen.
 TEST_CASE("bank history: open cycles and series agree with a per-cycle reference", "[hbm][energy]") {
   struct Case {
     double tck, window;
@@ -389,7 +389,7 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
     unsigned gap_every;  // 1 in gap_every steps jumps ahead: every bank closes before it
     // Sparse traffic: steps of up to 1500 cycles, a settle at the step before (as the
     // controllers settle at the previous admission), and bank 0 of each unit seldom touched
-    // between the gaps, so its row stays open far behind the new ACTs (carried on).
+    // between the gaps, so its row stays open far behind the new ACTs.
     bool sparse = false;
     // The settle point stays where it was until the events have run this far past it (as
     // across a long idle with writes waiting in a write buffer): events wait long to be
@@ -408,7 +408,7 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
     INFO("tck " << k.tck << ", window " << k.window << (k.sparse ? ", sparse" : "")
                  << (k.stall != 0 ? ", stalled" : ""));
     const uint32_t units = 2, banks = 8;
-    hbm::BankHistory h(units, banks, k.tck, k.window);
+    hbm::BankHistory h(units, banks, k.tck, k.window, 14);
     std::vector<std::vector<uint8_t>> open(units, std::vector<uint8_t>(k.cycles + 2000 + 2 * k.horizon));
     std::vector<std::vector<uint8_t>> act(units, std::vector<uint8_t>(open[0].size()));
     std::vector<uint64_t> since(units * banks, 0);
@@ -420,28 +420,40 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
       is_open[b] = false;
       h.close(b, t);
     };
-    uint64_t s = 0, prev = 0, held = 0;
+    uint64_t s = 0, prev = 0, held = 0, last_settle = 0;
     while (s < k.cycles) {
       if (rng() % k.gap_every == 0) {  // every row closes, then nothing for a while
-        for (uint32_t b = 0; b < units * banks; ++b) close(b, s + rng() % 20);
+        for (uint32_t b = 0; b < units * banks; ++b) close(b, std::max(since[b], s + rng() % 20));
         s += 100 + rng() % 400;
       }
       for (int e = 0; e < 4; ++e) {  // events anywhere in [s, s + horizon)
         const auto b = static_cast<uint32_t>(rng() % (units * banks));
         const uint64_t t = s + rng() % k.horizon;
         if (k.sparse && b % banks == 0 && rng() % 20 != 0) continue;
+        // One ACT a cycle in a unit (tRRD), but now and then two.
+        const bool act_ok = act[b / banks][t] == 0 || rng() % 10 == 0;
         if (is_open[b]) {
           if (t < since[b]) continue;
-          close(b, t);
+          if (rng() % 2 == 0 && t >= since[b] + 14 && act_ok) {  // a conflict (tRP 14)
+            for (uint64_t c = since[b]; c < t - 14; ++c) open[b / banks][c] = 1;
+            since[b] = t;
+            ++act[b / banks][t];
+            h.open(b / banks, b, t, true);
+          } else {
+            close(b, t);
+          }
         } else {
-          if (act[b / banks][t] != 0) continue;  // one ACT a cycle in a unit (tRRD)
+          if (!act_ok) continue;
           is_open[b] = true, since[b] = t;
-          act[b / banks][t] = 1;
+          ++act[b / banks][t];
           h.open(b / banks, b, t);
         }
       }
       if (k.stall == 0 || s >= held + k.stall) held = s;
-      for (uint32_t u = 0; u < units; ++u) h.settle(u, k.stall != 0 ? held : k.sparse ? prev : s);
+      // (a conflict's precharge lies tRP before its ACT)
+      const uint64_t p = k.stall != 0 ? held : k.sparse ? prev : s;
+      last_settle = p > 20 ? p - 20 : 0;
+      for (uint32_t u = 0; u < units; ++u) h.settle(u, last_settle);
       prev = s;
       s += 1 + rng() % (k.sparse ? 1500 : 40);
     }
@@ -449,7 +461,8 @@ TEST_CASE("bank history: open cycles and series agree with a per-cycle reference
     std::vector<uint64_t> close_at(units * banks, end);
     for (uint32_t b = 0; b < units * banks; ++b)
       if (is_open[b]) {
-        close_at[b] = std::min(end, since[b] + rng() % 1000);
+        // (not before the last settle point: the cycles before it are counted)
+        close_at[b] = std::max(std::min(end, since[b] + rng() % 1000), last_settle);
         for (uint64_t c = since[b]; c < close_at[b]; ++c) open[b / banks][c] = 1;
       }
     hbm::ActivitySeries series;
