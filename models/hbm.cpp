@@ -92,8 +92,13 @@ void Hbm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
 
 void Hbm::add_bandwidth_slow(uint64_t done, uint64_t bytes) {
   BandwidthSeries& bw = stats_.bandwidth;
-  const double tck = cfg_.tck_ns;
+  const double tck = cfg_.tck_ns, window = bw.window_ns;
   bw.add(static_cast<double>(done) * tck, bytes);  // may coarsen the windows
+  if (bw.window_ns == window) {  // the cached window stays valid: the one before from now on
+    bw_lo2_ = bw_lo_, bw_hi2_ = bw_hi_, bw_index2_ = bw_index_;
+  } else {
+    bw_lo2_ = 1, bw_hi2_ = 0;
+  }
   // The cycles that share this completion's window, by the same floating-point formula
   // (monotonic in the cycle): from `done` up to the first cycle of the next window.
   const size_t i = bw.index_of(static_cast<double>(done) * tck);
@@ -109,7 +114,17 @@ void Hbm::add_bandwidth_slow(uint64_t done, uint64_t bytes) {
     if (index(hi - 1) > i) hi = done + 1;
   }
   for (int k = 0; k < 64 && index(hi) == i; ++k) ++hi;
-  bw_lo_ = done;
+  // And back to the window's first cycle the same way (completions come out of order: one a
+  // little earlier than this one most likely shares its window).
+  uint64_t lo = done;
+  const double first = static_cast<double>(i) * bw.window_ns / tck;
+  if (first < static_cast<double>(done)) {
+    lo = static_cast<uint64_t>(first);
+    for (int k = 0; k < 64 && lo < done && index(lo) < i; ++k) ++lo;
+    if (index(lo) != i) lo = done;
+  }
+  for (int k = 0; k < 64 && lo > 0 && index(lo - 1) == i; ++k) --lo;
+  bw_lo_ = lo;
   bw_hi_ = hi;
   bw_index_ = i;
 }

@@ -84,10 +84,15 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  private:
 
   // Adds a completion at cycle `done` to the bandwidth series; inline while it falls in the
-  // window of the previous one.
+  // window of the last completion that went the slow way, or of the one before it
+  // (completions come out of order: near a window's end they alternate between two).
   void add_bandwidth(uint64_t done, uint64_t bytes) {
     if (__builtin_expect(done >= bw_lo_ && done < bw_hi_, 1)) {
       stats_.bandwidth.bytes[bw_index_] += bytes;
+      return;
+    }
+    if (done >= bw_lo2_ && done < bw_hi2_) {
+      stats_.bandwidth.bytes[bw_index2_] += bytes;
       return;
     }
     add_bandwidth_slow(done, bytes);
@@ -101,9 +106,10 @@ class Hbm : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // latency_[k] = k cycles as an sc_time (sc_time::from_value is an out-of-line call).
   std::vector<sc_core::sc_time> latency_;
   uint64_t latency_n_ = 0;  // latency_.size()
-  // The cycles [bw_lo_, bw_hi_) whose completions land in bandwidth window bw_index_.
-  uint64_t bw_lo_ = 1, bw_hi_ = 0;
-  size_t bw_index_ = 0;
+  // The cycles [bw_lo_, bw_hi_) whose completions land in bandwidth window bw_index_, and
+  // those of the window cached before it (empty after the series coarsened).
+  uint64_t bw_lo_ = 1, bw_hi_ = 0, bw_lo2_ = 1, bw_hi2_ = 0;
+  size_t bw_index_ = 0, bw_index2_ = 0;
   SparseStore store_;
   std::unique_ptr<hbm::Controller> controller_;
   RowCounts rows_;  // the row outcomes of every burst
