@@ -161,10 +161,11 @@ TEST_CASE("hbm: statistics count requests, bytes, latency and bandwidth", "[hbm]
 }
 
 TEST_CASE("hbm: the bandwidth series holds every completion, in its window", "[hbm][stats]") {
-  // The model keeps the cycles of the current window and adds inline while completions stay
-  // in it; the series must equal one built by BandwidthSeries::add for every request, with a
-  // clock that is not a whole number of ns, completions that go back in time (several
-  // initiators), and jumps far enough to make the series coarsen its windows.
+  // The model keeps the cycles of the current window and of the one before it and adds inline
+  // while completions stay in them; the series must equal one built by BandwidthSeries::add
+  // for every request, with a clock that is not a whole number of ns, completions that go
+  // back in time (several initiators), and jumps far enough to make the series coarsen its
+  // windows.
   MemoryConfig c;
   c.hbm.tck_ns = 0.625;
   c.hbm.stats_window_ns = 7;
