@@ -57,9 +57,9 @@ uint64_t ActivitySeries::first_cycle(double tck_ns, size_t k) const {
 }
 
 void ActivitySeries::add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span,
-                               bool acts_) {
+                               bool to_acts) {
   if (open == 0) return;
-  std::vector<uint64_t>& into = acts_ ? acts : open_cycles;
+  std::vector<uint64_t>& into = to_acts ? acts : open_cycles;
   const uint64_t c0 = blk << 6;
   if (c0 >= span.lo && c0 < span.hi && span.gen == gen_) {
     // The block starts in the span's window: its cycles there add up at once. When the rest
@@ -189,7 +189,8 @@ void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
     const uint64_t pre = precharges(unit, c0);
     if (w.act != 0) ring_[slot_of(unit, blk)] = Word{};  // (counted now)
     const uint64_t lend = (blk + 1) << 7;  // (the list's encoding of the block's end)
-    if ((w.act | pre) == 0 && (l.head == l.ev.size() || l.ev[l.head] >= lend)) {
+    const bool quiet_list = l.head == l.ev.size() || l.ev[l.head] >= lend;
+    if ((w.act | pre) == 0 && quiet_list) {
       // No event: open throughout or closed. After a few such blocks, a run of them up to
       // the next event adds up at once.
       if (++quiet < 8 || blk + 1 >= last) {
@@ -218,7 +219,6 @@ void BankHistory::count(uint32_t unit, uint64_t to, bool all) {
       continue;
     }
     quiet = 0;
-    const bool quiet_list = l.head == l.ev.size() || l.ev[l.head] >= lend;
     const auto acts_in = static_cast<int64_t>(popcount(w.act));
     if (quiet_list && n > static_cast<int64_t>(popcount(pre))) {
       // More banks open at its start than precharges in it: open throughout.

@@ -56,19 +56,15 @@ struct ActivitySeries {
     size_t i = 0;
     uint64_t gen = UINT64_MAX;
   };
-  // Adds the open cycles (or with `acts`, the ACTs) of the 64 from 64 * blk: bit j of `open`
-  // is cycle 64 blk + j. `span` becomes the window of the last one.
-  void add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span, bool acts = false);
+  // Adds the open cycles (or with `to_acts`, the ACTs) of the 64 from 64 * blk: bit j of
+  // `open` is cycle 64 blk + j. `span` becomes the window of the last one.
+  void add_block(double tck_ns, uint64_t blk, uint64_t open, Span& span, bool to_acts = false);
   // Whether the 64 cycles from c0 lie in `span`: add_to_span() adds their count there.
   bool in_span(const Span& span, uint64_t c0) const {
     return c0 >= span.lo && c0 + 64 <= span.hi && span.gen == gen_;
   }
   void add_to_span(const Span& span, uint64_t open) { open_cycles[span.i] += open; }
   void add_acts_to_span(const Span& span, uint64_t n) { acts[span.i] += n; }
-  // The span of the window of cycle c (coarsening the series as far as it needs).
-  Span span_at(double tck_ns, uint64_t c) { return span_of(tck_ns, index(tck_ns, c)); }
-  // Adds n ACTs to window i of the series as it was at `gen` coarsenings.
-  void add_acts(size_t i, uint64_t gen, uint64_t n) { acts[i >> (gen_ - gen)] += n; }
   void add_act(double tck_ns, uint64_t c) { ++acts[index(tck_ns, c)]; }
 
  private:
