@@ -143,7 +143,11 @@ static void format_double(sink_t *s, spec_t sp, double x) {
                                     1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
   uint64_t ip = to_u64(truncate(x));
   const double frac = x - truncate(x);
-  uint64_t fp = to_u64(frac * kPow10[shown] + 0.5);
+  // Round to `shown` digits, a tie (exact in binary: 0.5, 0.25, ...) to even, as glibc does.
+  const double scaled = frac * kPow10[shown];
+  uint64_t fp = to_u64(truncate(scaled));
+  const double rest = scaled - truncate(scaled);
+  if (rest > 0.5 || (rest == 0.5 && (shown > 0 ? (fp & 1) : (ip & 1)))) ++fp;
   const uint64_t one = to_u64(kPow10[shown]);
   if (fp >= one) {  // the fraction rounded up to 1
     fp -= one;
