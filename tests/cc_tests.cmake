@@ -20,6 +20,8 @@ npusim_cc_elf_test(hello_O3_g_flags program tests/programs/hello.c -O3 -g -DGREE
 foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats)
   npusim_cc_elf_test(program_${p} program tests/programs/${p}.c)
 endforeach()
+# Two clusters: the start-up code's boot flag for the other clusters is assembled in.
+npusim_cc_elf_test(hello_two_clusters program tests/programs/hello.c --set cluster.clusters=2)
 npusim_cc_elf_test(cpp program tests/cc/hello_cpp.cpp --std=c++17)
 npusim_cc_elf_test(xdma_encodings xdma tests/cc/xdma.c)
 # 64 bytes of TLS need more than the default runtime.tls_size: --set reaches the link script.
