@@ -17,7 +17,8 @@ endfunction()
 npusim_cc_elf_test(hello_O0 program tests/programs/hello.c -O0)
 npusim_cc_elf_test(hello_O2 program tests/programs/hello.c -O2)
 npusim_cc_elf_test(hello_O3_g_flags program tests/programs/hello.c -O3 -g -DGREETING=1 -I tests/programs -Wall -Werror)
-foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats)
+foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats
+          int64_conversions)
   npusim_cc_elf_test(program_${p} program tests/programs/${p}.c)
 endforeach()
 # Two clusters: the start-up code's boot flag for the other clusters is assembled in.
