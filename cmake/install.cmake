@@ -43,9 +43,13 @@ install(TARGETS npusim_kernel_cost LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/n
 set(npusim_header_dirs allocators models platforms firmware)
 foreach(dir IN LISTS npusim_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR}
-          FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" REGEX "firmware/torch/include" EXCLUDE)
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" REGEX "firmware/torch/include" EXCLUDE
+          REGEX "firmware/snrt" EXCLUDE)
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/torch/include/ DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR})
+# npusim's Snitch runtime (start-up code, snrt.h, the C library subset), where `npusim cc`
+# finds it beside the installed program: share/npusim/snrt.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/snrt/ DESTINATION ${CMAKE_INSTALL_DATADIR}/npusim/snrt)
 
 install(EXPORT npusimTargets NAMESPACE npusim:: DESTINATION ${NPUSIM_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/npusimConfig.cmake.in

@@ -13,11 +13,17 @@ function(step what)
 endfunction()
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
 foreach(f lib/cmake/npusim/npusimConfig.cmake lib/cmake/npusim/npusimTargets.cmake
-          include/npusim/models/hbm.h include/npusim/torch/torch.h include/npusim/neuron/neuron-utils.hpp bin/npusim)
+          include/npusim/models/hbm.h include/npusim/torch/torch.h include/npusim/neuron/neuron-utils.hpp bin/npusim
+          share/npusim/snrt/include/snrt.h share/npusim/snrt/src/crt0.S)
   if(NOT EXISTS ${WORK}/prefix/${f})
     message(FATAL_ERROR "the install has no ${f}")
   endif()
 endforeach()
+# The installed npusim cc finds the installed runtime (share/npusim/snrt), not the source tree's.
+step("npusim cc from the install" ${WORK}/prefix/bin/npusim cc -v -o ${WORK}/hello.elf ${SOURCE_DIR}/tests/programs/hello.c)
+if(NOT last_output MATCHES "-isystem [^ ]*/prefix/bin/\\.\\./share/npusim/snrt/include ")
+  message(FATAL_ERROR "the installed npusim cc does not use the installed runtime:\n${last_output}")
+endif()
 # The package must not point back into the source or build tree.
 file(READ ${WORK}/prefix/lib/cmake/npusim/npusimTargets.cmake targets)
 if(targets MATCHES "${SOURCE_DIR}/" OR targets MATCHES "${BUILD_DIR}/")

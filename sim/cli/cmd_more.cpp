@@ -13,6 +13,7 @@ void register_more_commands(CLI::App& app, Commands& cmds) {
   register_schema_command(app, cmds);
   register_report_command(app, cmds);
   register_sweep_command(app, cmds);
+  register_cc_command(app, cmds);
 }
 
 }  // namespace npusim::sim

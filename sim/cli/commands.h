@@ -25,6 +25,8 @@ void register_schema_command(CLI::App& app, Commands& cmds);
 void register_report_command(CLI::App& app, Commands& cmds);
 // `npusim sweep` (sim/cli/cmd_sweep.cpp).
 void register_sweep_command(CLI::App& app, Commands& cmds);
+// `npusim cc` (sim/cli/cmd_cc.cpp): builds RV32 programs for the snitch-cluster cores.
+void register_cc_command(CLI::App& app, Commands& cmds);
 // Subcommands added by later work (traffic, run, check-windows).
 void register_more_commands(CLI::App& app, Commands& cmds);
 

@@ -1,0 +1,81 @@
+# `npusim cc` (docs/snitch-programs.md): programs build into RV32 ELF files that keep the
+# runtime's contract (tests/cc/check_elf.py reads them), and bad input ends with exit code 2
+# and a message naming it.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+set(cc_work ${CMAKE_CURRENT_BINARY_DIR}/cc)
+
+# check_elf.py MODE SOURCE [npusim cc args]: builds SOURCE into its own folder and checks the ELF.
+function(npusim_cc_elf_test name mode source)
+  add_test(NAME cc.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cc/check_elf.py $<TARGET_FILE:npusim>
+                   ${cc_work}/${name} ${mode} ${source} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.${name} PROPERTIES LABELS cc)
+endfunction()
+
+# The runtime is built with -Wall -Wextra -Werror inside every build: these fail if it warns.
+npusim_cc_elf_test(hello_O0 program tests/programs/hello.c -O0)
+npusim_cc_elf_test(hello_O2 program tests/programs/hello.c -O2)
+npusim_cc_elf_test(hello_O3_g_flags program tests/programs/hello.c -O3 -g -DGREETING=1 -I tests/programs -Wall -Werror)
+foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats
+          int64_conversions)
+  npusim_cc_elf_test(program_${p} program tests/programs/${p}.c)
+endforeach()
+# Two clusters: the start-up code's boot flag for the other clusters is assembled in.
+npusim_cc_elf_test(hello_two_clusters program tests/programs/hello.c --set cluster.clusters=2)
+npusim_cc_elf_test(cpp program tests/cc/hello_cpp.cpp --std=c++17)
+npusim_cc_elf_test(xdma_encodings xdma tests/cc/xdma.c)
+# 64 bytes of TLS need more than the default runtime.tls_size: --set reaches the link script.
+npusim_cc_elf_test(tls_size_set program tests/cc/big_tls.c --set runtime.tls_size=128)
+
+# Exit code and message of one npusim cc command line (run_cli.cmake); ARGN is the command.
+function(npusim_cc_cli_test name rc regex)
+  string(REPLACE ";" "|" args "${ARGN}")
+  add_test(NAME cc.${name}
+           COMMAND ${CMAKE_COMMAND} "-DCMD=${args}" -DRC=${rc} "-DREGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.${name} PROPERTIES LABELS cc)
+endfunction()
+set(npusim $<TARGET_FILE:npusim>)
+set(out ${cc_work}/errors/x.elf)
+file(MAKE_DIRECTORY ${cc_work}/errors)
+
+npusim_cc_cli_test(missing_source 2 "npusim: error: cc: nope\\.c: the source file does not exist"
+                   ${npusim} cc -o ${out} nope.c)
+npusim_cc_cli_test(not_a_source 2 "tests/cc/check_elf\\.py: not a source npusim cc builds"
+                   ${npusim} cc -o ${out} tests/cc/check_elf.py)
+npusim_cc_cli_test(unknown_platform 2 "nope-cluster: no such platform"
+                   ${npusim} cc --platform nope-cluster -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(gpsimd_platform 2 "--platform neuron-gpsimd: its cores run no RV32 programs"
+                   ${npusim} cc --platform neuron-gpsimd -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(bad_set 2 "--set: .*runtime\\.tls_size=lots"
+                   ${npusim} cc --set runtime.tls_size=lots -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(host_interface_in_tcdm 2 "host interface at 0x1002f000 lies inside cluster 0's TCDM"
+                   ${npusim} cc --set tcdm.size=256KiB -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(bad_opt_level 2 "-O9: expected -O0, -O1, -O2, -O3, -Os or -Oz"
+                   ${npusim} cc -O9 -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(compile_error 2 "use of undeclared identifier 'undeclared_name'.*tests/cc/bad_syntax\\.c: does not compile \\(clang-14 exit status 1"
+                   ${npusim} cc -o ${out} tests/cc/bad_syntax.c)
+npusim_cc_cli_test(tls_too_big 2 "exceeds runtime\\.tls_size \\(64 bytes\\).*does not link \\(ld\\.lld-14"
+                   ${npusim} cc -o ${out} tests/cc/big_tls.c)
+npusim_cc_cli_test(output_unwritable 2 "npusim: error: cc: -o: .*/nonexistent/dir/x\\.elf"
+                   ${npusim} cc -o /nonexistent/dir/x.elf tests/programs/hello.c)
+# -o naming a source: checked on a copy, so that a failure cannot overwrite the repository's file.
+configure_file(${PROJECT_SOURCE_DIR}/tests/programs/hello.c ${cc_work}/errors/hello_copy.c COPYONLY)
+npusim_cc_cli_test(output_is_source 2 "-o: the same file as the input source"
+                   ${npusim} cc -o ${cc_work}/errors/hello_copy.c ${cc_work}/errors/hello_copy.c)
+# The profile's numbers (after --set) are the program's macros.
+npusim_cc_cli_test(macros_from_profile 0 "-DSNRT_CLUSTER_NUM=2 -DSNRT_CLUSTER_CORE_NUM=5 -DSNRT_CLUSTER_COMPUTE_CORE_NUM=4 -DSNRT_TCDM_START_ADDR=0x10000000 -DSNRT_TCDM_SIZE=0x20000 -DSNRT_CLUSTER_OFFSET=0x40000 -DSNRT_CLS_SIZE=64 -DSNRT_LOG2_STACK_SIZE=11 -DSNRT_TLS_SIZE=64 -DSNRT_L3_START_ADDR=0x80000000 -DSNRT_L3_END_ADDR=0x100000000 -DNPUSIM_HOST_BASE=0x1002f000"
+                   ${npusim} cc -v --set cluster.clusters=2 --set cluster.compute_cores=4
+                   --set runtime.log2_stack_size=11 -o ${cc_work}/errors/macros.elf tests/programs/hello.c)
+# The tools missing: no clang-14, then clang-14 but no ld.lld-14.
+find_program(NPUSIM_CLANG14 clang-14)
+if(NPUSIM_CLANG14)
+  file(MAKE_DIRECTORY ${cc_work}/clang_only)
+  file(CREATE_LINK ${NPUSIM_CLANG14} ${cc_work}/clang_only/clang-14 SYMBOLIC)
+  npusim_cc_cli_test(no_clang 2 "clang-14 is not installed \\(not found in PATH\\): install the Debian package clang-14"
+                     ${CMAKE_COMMAND} -E env PATH=${cc_work}/nothing ${npusim} cc -o ${out} tests/programs/hello.c)
+  npusim_cc_cli_test(no_lld 2 "ld\\.lld-14 is not installed \\(not found in PATH\\): install the Debian package lld-14"
+                     ${CMAKE_COMMAND} -E env PATH=${cc_work}/clang_only ${npusim} cc -o ${out} tests/programs/hello.c)
+endif()
