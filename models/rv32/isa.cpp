@@ -32,7 +32,8 @@ static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::kCou
 
 int32_t imm_i(uint32_t w) { return static_cast<int32_t>(w) >> 20; }
 int32_t imm_s(uint32_t w) {
-  return static_cast<int32_t>(((static_cast<int32_t>(w) >> 25) << 5) | ((w >> 7) & 31));
+  const uint32_t v = ((w >> 25) << 5) | ((w >> 7) & 31);
+  return static_cast<int32_t>(v << 20) >> 20;
 }
 int32_t imm_b(uint32_t w) {
   const uint32_t v = ((w >> 31) << 12) | (((w >> 7) & 1) << 11) | (((w >> 25) & 63) << 5) |

@@ -215,6 +215,10 @@ const MapSpec kSnBinary{"binary",
                          key("args", list(text()), false, "main's argv[1..]"),
                          key("on", text(), false, "all (default), compute, dm, cluster N, or a core name such as c0_core3"),
                          key("max_cycles", size(1, uint64_t{1} << 40), false, "cycle budget of the run")}};
+const MapSpec kSnMemoryCheck{"memory",
+                             {key("at", text(), true, "an ELF symbol or an address"),
+                              key("u8", list(text(), 1)), key("u32", list(text(), 1)), key("i32", list(text(), 1)),
+                              key("u64", list(text(), 1)), key("f32", list(text(), 1)), key("f64", list(text(), 1))}};
 const MapSpec kSnitchRoot{
     "the scenario",
     {key("name", text()), key("description", text()), key("platform", text()),
@@ -223,6 +227,7 @@ const MapSpec kSnitchRoot{
      key("cores", value_map(ValueKind::kSteps, "^(compute|dm|[0-9]{1,4})$")),
      alt("binary", {map(kSnBinary), list(map(kSnBinary), 1)}, "RV32 programs on the cores (docs/snitch-programs.md)"),
      key("output", list(text()), false, "lines the programs must print"),
+     key("memory", list(map(kSnMemoryCheck), 1), false, "memory the programs must leave (after the run)"),
      key("expect", value_map(ValueKind::kCondition))}};
 
 // --- a profile's topology: (topology_input.cpp; numbers may name a profile key) ---

@@ -268,11 +268,32 @@ class Parser : public YamlInput {
         if (!o.IsSequence()) fail(o, "output takes a list of lines the programs must print");
         for (const auto& e : o) sc.output.emplace_back(str(e, "an output line"), at(e));
       }
+      if (const auto mem = root["memory"]) {
+        if (!mem.IsSequence() || mem.size() == 0) fail(mem, "memory takes a list of {at: SYMBOL|ADDRESS, TYPE: [values]}");
+        const MapSpec& spec = *snitch_dialect().root->key("memory").forms.at(0).map;
+        for (const auto& m : mem) {
+          check_keys(*this, m, spec);
+          MemoryCheck c;
+          c.where = at(m);
+          c.at = str(m["at"], "at");
+          for (const char* t : {"u8", "u32", "i32", "u64", "f32", "f64"})
+            if (m[t]) {
+              if (!c.type.empty()) fail(m[t], "a memory check has one type (u8, u32, i32, u64, f32 or f64)");
+              c.type = t;
+              if (!m[t].IsSequence() || m[t].size() == 0) fail(m[t], std::string(t) + " takes a non-empty list of values");
+              if (m[t].size() > (1u << 20)) fail(m[t], "at most 1048576 values per memory check");
+              for (const auto& e : m[t]) c.values.push_back(str(e, "a value"));
+            }
+          if (c.type.empty()) fail(m, "a memory check needs the values' type: u8, u32, i32, u64, f32 or f64");
+          sc.memory.push_back(std::move(c));
+        }
+      }
       if (const auto ex = root["expect"]) sc.expect = expectations(ex);
       sc.slots = exprs_.slots();  // the built-in names (core, cluster, ...) every core binds
       return sc;
     }
     if (root["output"]) fail(root["output"], "output is for binaries: steps print nothing");
+    if (root["memory"]) fail(root["memory"], "memory checks are for binaries (steps have check:)");
     if (!root["program"] && !root["cores"]) fail(root, "a scenario needs a program, cores or a binary");
     const std::set<uint32_t> builtins = [] {
       std::set<uint32_t> b;

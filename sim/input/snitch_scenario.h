@@ -90,8 +90,17 @@ struct Binary {
   Where at;
 };
 
+// What memory must hold after the run: values of one type from a symbol or an address.
+struct MemoryCheck {
+  std::string at;     // symbol name, or the address as written
+  std::string type;   // u8 | u32 | i32 | u64 | f32 | f64
+  std::vector<std::string> values;
+  Where where;
+};
+
 struct Scenario : ScenarioHead {
   Scenario() { platform = "snitch-cluster"; }
+  std::vector<MemoryCheck> memory;
   std::vector<Binary> binaries;     // instead of program/cores
   std::vector<std::pair<std::string, Where>> output;  // lines the programs must print
   std::string on_trap = "stop_core";  // stop_core | record

@@ -3,6 +3,9 @@
 // becomes a hart of its cluster's ProgramCluster (models/rv32/program_cluster.h); its metrics,
 // report, summary lines and trace spans are here. The step interpreter is not involved.
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <ostream>
 #include <set>
@@ -30,6 +33,68 @@ std::string trim(std::string s) {
 }
 
 }  // namespace
+
+namespace {
+
+// One value of a memory check, little-endian, or why it is not one.
+std::optional<std::string> encode_value(const std::string& type, const std::string& text, std::vector<uint8_t>& out) {
+  char* end = nullptr;
+  errno = 0;
+  if (type == "f32" || type == "f64") {
+    const double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) return "expected a number";
+    if (type == "f32") {
+      const float f = static_cast<float>(d);
+      uint8_t b[4];
+      std::memcpy(b, &f, 4);
+      out.insert(out.end(), b, b + 4);
+    } else {
+      uint8_t b[8];
+      std::memcpy(b, &d, 8);
+      out.insert(out.end(), b, b + 8);
+    }
+    return std::nullopt;
+  }
+  const bool neg = !text.empty() && text[0] == '-';
+  if (neg && type != "i32") return "expected a non-negative integer";
+  const long long sv = neg ? std::strtoll(text.c_str(), &end, 0) : 0;
+  const unsigned long long uv = neg ? 0 : std::strtoull(text.c_str(), &end, 0);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) return "expected an integer";
+  const size_t n = type == "u8" ? 1 : type == "u64" ? 8 : 4;
+  const unsigned long long max = n == 8 ? ~0ull : type == "i32" ? 0x7fffffffull : (1ull << (8 * n)) - 1;
+  if (neg ? sv < -2147483648LL : uv > max) return fmt::format("out of range for {}", type);
+  const uint64_t v = neg ? static_cast<uint64_t>(static_cast<uint32_t>(static_cast<int32_t>(sv))) : uv;
+  for (size_t i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  return std::nullopt;
+}
+
+}  // namespace
+
+void SnitchPrograms::prepare_memory_checks() {
+  for (const auto& c : sc_.memory) {
+    MemoryExpectation m;
+    m.at = c.at;
+    m.type = c.type;
+    m.elem = c.type == "u8" ? 1 : (c.type == "u64" || c.type == "f64") ? 8 : 4;
+    std::optional<uint32_t> addr;
+    for (const auto& img : images_)
+      if (!addr) addr = img->symbol(c.at);
+    if (!addr) {
+      const auto n = parse_size(c.at);
+      if (!n || *n > 0xffffffffull)
+        throw InputError(c.where.file, c.where.line, "at",
+                         fmt::format("'{}' is neither a symbol of the program nor a 32-bit address", c.at),
+                         c.where.column);
+      addr = static_cast<uint32_t>(*n);
+    }
+    m.addr = *addr;
+    for (size_t i = 0; i < c.values.size(); ++i)
+      if (const auto why = encode_value(c.type, c.values[i], m.expected))
+        throw InputError(c.where.file, c.where.line, c.type,
+                         fmt::format("value {} '{}': {}", i + 1, c.values[i], *why), c.where.column);
+    memory_checks_.push_back(std::move(m));
+  }
+}
 
 void SnitchPrograms::prepare_binaries() {
   const uint32_t per = cfg_.cores_per_cluster();
@@ -147,7 +212,9 @@ void SnitchPrograms::prepare_binaries() {
     argv_of_[b] = {static_cast<uint32_t>(argv.size()), base};
     argv_blob_[b] = std::move(blob);
   }
+  prepare_memory_checks();
 }
+
 
 void SnitchPrograms::start_binaries() {
   const uint32_t per = cfg_.cores_per_cluster();
@@ -220,6 +287,43 @@ void SnitchPrograms::collect_binaries() {
     if (h.end != rv::HartEnd::kExited && h.end != rv::HartEnd::kIdle && h.end != rv::HartEnd::kInterrupted)
       faults_.push_back(FaultRecord{h.fault_kind, h.fault_message, "", x.name, x.end_ps});
   }
+  // Memory the programs left, read after the run (debug transport: untimed).
+  memory_mismatches_ = 0;
+  for (const auto& m : memory_checks_) {
+    std::vector<uint8_t> got(m.expected.size());
+    try {
+      ctx_.front()->core->peek(m.addr, got.data(), got.size());
+    } catch (const std::exception& e) {
+      memory_findings_.push_back(fmt::format("{}: cannot be read: {}", m.at, e.what()));
+      memory_mismatches_ += got.size() / m.elem;
+      continue;
+    }
+    for (size_t i = 0; i < got.size() / m.elem; ++i) {
+      if (std::memcmp(got.data() + i * m.elem, m.expected.data() + i * m.elem, m.elem) == 0) continue;
+      ++memory_mismatches_;
+      if (memory_findings_.size() < 8) {
+        auto show = [&](const uint8_t* p) {
+          uint64_t v = 0;
+          std::memcpy(&v, p, m.elem);
+          if (m.type == "f64") {
+            double d;
+            std::memcpy(&d, p, 8);
+            return fmt::format("{}", d);
+          }
+          if (m.type == "f32") {
+            float f;
+            std::memcpy(&f, p, 4);
+            return fmt::format("{}", f);
+          }
+          if (m.type == "i32") return fmt::format("{}", static_cast<int32_t>(v));
+          return fmt::format("{}", v);
+        };
+        memory_findings_.push_back(fmt::format("{}[{}] at 0x{:x}: {} {}, expected {}", m.at, i, m.addr + i * m.elem,
+                                               m.type, show(got.data() + i * m.elem),
+                                               show(m.expected.data() + i * m.elem)));
+      }
+    }
+  }
   missing_output_.clear();
   for (const auto& [line, at] : sc_.output) {
     bool found = false;
@@ -262,6 +366,7 @@ void SnitchPrograms::binary_metrics(std::map<std::string, double>& m) const {
   m["stall.barrier"] = bar;
   m["stall.dma"] = dma;
   m["output.missing"] = static_cast<double>(missing_output_.size());
+  m["memory.mismatches"] = static_cast<double>(memory_mismatches_);
 }
 
 void SnitchPrograms::binary_report(Json& r) const {
@@ -301,6 +406,9 @@ void SnitchPrograms::binary_report(Json& r) const {
   Json miss = Json::array();
   for (const auto& l : missing_output_) miss.push_back(l);
   r["missing_output"] = miss;
+  Json mem = Json::array();
+  for (const auto& f : memory_findings_) mem.push_back(f);
+  r["memory_mismatches"] = Json{{"count", memory_mismatches_}, {"first", mem}};
 }
 
 void SnitchPrograms::binary_summary(std::ostream& out, const Json& r) const {
@@ -331,6 +439,9 @@ void SnitchPrograms::binary_summary(std::ostream& out, const Json& r) const {
     if (xp->hart && !xp->hart->fault_kind.empty())
       out << fmt::format("  {}: {}\n", xp->hart->end == rv::HartEnd::kTrap ? "TRAP" : "FAULT", xp->hart->fault_message);
   for (const auto& l : missing_output_) out << fmt::format("  MISSING OUTPUT \"{}\"\n", l);
+  for (const auto& f : memory_findings_) out << fmt::format("  MEMORY {}\n", f);
+  if (memory_mismatches_ > memory_findings_.size())
+    out << fmt::format("  MEMORY ... {} mismatching values in all\n", memory_mismatches_);
 }
 
 void SnitchPrograms::binary_trace() {

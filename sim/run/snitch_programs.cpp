@@ -28,7 +28,7 @@ void SnitchPrograms::prepare() {
         "dma.transfers", "dma.errors", "l3.bytes", "l3.requests", "barriers", "markers"};
     static const std::set<std::string> program_keys = {
         "exit_code", "exited_cores", "instructions", "cycles", "ipc", "stall.dependency", "stall.memory",
-        "stall.conflict", "stall.barrier", "stall.dma", "output.missing"};
+        "stall.conflict", "stall.barrier", "stall.dma", "output.missing", "memory.mismatches"};
     for (const auto& e : sc_.expect) {
       bool ok = fixed.count(e.key) > 0 || energy_metric_keys().count(e.key) > 0;
       if (binaries()) {
@@ -207,6 +207,15 @@ std::vector<Expectation> SnitchPrograms::expectations_of(const Scenario& sc) {
     m.value = 0;
     m.text = "== 0";
     m.at = sc.output.front().second;
+    e.push_back(m);
+  }
+  if (!sc.memory.empty()) {
+    Expectation m;
+    m.key = "memory.mismatches";
+    m.op = "==";
+    m.value = 0;
+    m.text = "== 0";
+    m.at = sc.memory.front().where;
     e.push_back(m);
   }
   return e;

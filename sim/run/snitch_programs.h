@@ -127,6 +127,7 @@ class SnitchPrograms : public Workload {
   // RV32 programs on the cores instead of steps (snitch_binaries.cpp).
   bool binaries() const { return !sc_.binaries.empty(); }
   void prepare_binaries();
+  void prepare_memory_checks();
   void start_binaries();
   void collect_binaries();
   void binary_metrics(std::map<std::string, double>& m) const;
@@ -139,6 +140,15 @@ class SnitchPrograms : public Workload {
   std::vector<std::vector<uint8_t>> argv_blob_;        // per binary entry: what argv points into
   std::vector<std::unique_ptr<models::rv32::ProgramCluster>> pclusters_;
   std::vector<std::string> missing_output_;
+  struct MemoryExpectation {
+    std::string at, type;
+    uint64_t addr = 0;
+    size_t elem = 0;                // bytes per value
+    std::vector<uint8_t> expected;  // little-endian values
+  };
+  std::vector<MemoryExpectation> memory_checks_;
+  uint64_t memory_mismatches_ = 0;
+  std::vector<std::string> memory_findings_;  // the first mismatches, described
 
   const Scenario& sc_;
   const RunOptions& opt_;

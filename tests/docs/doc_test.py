@@ -432,7 +432,7 @@ def run_page(a):
                 raise Fail("%s: a yaml block starts with '# example: NAME', '# file: PATH' or '# not run: WHY'" % where)
         elif info == "python":
             ran += run_python(pg, where, line, body)
-        elif info in ("c++", "cpp", "cmake"):
+        elif info in ("c++", "cpp", "c", "cmake"):
             if not FILE_LINE.match(first):
                 raise Fail("%s: a %s block starts with 'file: PATH', 'excerpt of PATH' or 'not run: WHY' "
                            "as a comment" % (where, info))

@@ -324,6 +324,24 @@
           return [{text: String(x.core)}].concat(kinds.map(function (k) { return x.breakdown_cycles[k]; }), [x.cycles]);
         }), "values");
       }
+      var progs = cores.filter(function (x) { return x.program && typeof x.program === "object" && x.program.stall_cycles; });
+      if (progs.length) {
+        // RV32 programs: each core's instructions, cycles, IPC and stall cycles by cause.
+        var causes = ["dependency", "memory tcdm", "memory l3", "memory other", "bank_conflict", "barrier", "dma_wait"];
+        var stall = function (p, k) {
+          var s = p.stall_cycles;
+          return k.indexOf("memory ") === 0 ? ((s.memory || {})[k.substring(7)] || 0) : (s[k] || 0);
+        };
+        NPU.bars(c, {id: run.id + "-program-stalls", title: "stall cycles per core by cause (stacked)", width: width,
+                     series: causes, stacked: true,
+                     items: progs.map(function (x) { return {label: x.name, values: causes.map(function (k) { return stall(x.program, k); })}; })});
+        el(c, "h3", "", "programs");
+        table(c, ["core", "end", "exit code", "instructions", "cycles", "IPC"].concat(causes), progs.map(function (x) {
+          var p = x.program;
+          return [{text: x.name}, {text: String(p.end)}, {text: p.exit_code === null ? "" : String(p.exit_code)},
+                  p.instructions, p.cycles, p.ipc].concat(causes.map(function (k) { return stall(p, k); }));
+        }), "values");
+      }
       if (cores.length) table(c, Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; }),
         cores.map(function (x) { return Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; })
           .map(function (k) { return typeof x[k] === "number" ? x[k] : {text: String(x[k])}; }); }), "values");
