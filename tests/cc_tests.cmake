@@ -16,6 +16,8 @@ endfunction()
 # The runtime is built with -Wall -Wextra -Werror inside every build: these fail if it warns.
 npusim_cc_elf_test(hello_O0 program tests/programs/hello.c -O0)
 npusim_cc_elf_test(hello_O2 program tests/programs/hello.c -O2)
+# -Oz: clang calls helpers for 64-bit shifts too (__ashldi3 & co.).
+npusim_cc_elf_test(printf_Oz program tests/programs/printf_formats.c -Oz)
 npusim_cc_elf_test(hello_O3_g_flags program tests/programs/hello.c -O3 -g -DGREETING=1 -I tests/programs -Wall -Werror)
 foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats
           int64_conversions)
