@@ -57,6 +57,7 @@ std::unordered_map<const sc_core::sc_object*, Core*>& core_registry() {
 }  // namespace
 
 Core* Core::current() {
+  if (acting_ != nullptr) return acting_;
   const auto it = core_registry().find(sc_core::sc_get_current_process_handle().get_process_object());
   return it == core_registry().end() ? nullptr : it->second;
 }

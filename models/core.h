@@ -158,8 +158,10 @@ class Core : public sc_core::sc_module {
     return static_cast<uint64_t>(t / period_ + 0.5);
   }
 
-  // The core whose thread is running now (nullptr outside core threads).
+  // The core whose thread is running now (nullptr outside core threads), or the core a
+  // program runner is making an access for (set_acting): several cores stepped by one thread.
   static Core* current();
+  static void set_acting(Core* c) { acting_ = c; }
 
   const CoreConfig& config() const { return cfg_; }
   const CoreStats& stats() const;
@@ -211,6 +213,7 @@ class Core : public sc_core::sc_module {
   uint64_t memory_units_ = 0, compute_units_ = 0;
   CoroutineStack stack_;  // this thread's stack, for AddressSanitizer (unwind.h)
   bool running_ = false, finished_ = false;
+  static inline Core* acting_ = nullptr;
 };
 
 }  // namespace npusim::models

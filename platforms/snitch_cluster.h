@@ -21,6 +21,7 @@
 #include "models/dma_engine.h"
 #include "models/hbm.h"
 #include "models/interconnect.h"
+#include "models/rv32/hart.h"
 #include "models/snitch/tcdm.h"
 #include "platforms/platform.h"
 
@@ -36,6 +37,10 @@ struct SnitchPlatformConfig {
   models::HbmConfig l3;
   models::DmaConfig dma;
   models::InterconnectConfig interconnect;
+  // RV32 programs (docs/programs.md): result latencies, and how far a cluster's cores (in
+  // lockstep with each other) run ahead of the kernel before they yield.
+  models::rv32::Rv32Timing program_timing;
+  uint64_t program_quantum_cycles = 1000;  // assumption: speed against DMA-status staleness
 
   uint32_t cores_per_cluster() const { return runtime.core_num(); }
   uint64_t tcdm_base(uint32_t cluster) const {

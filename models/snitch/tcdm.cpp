@@ -54,6 +54,7 @@ void Tcdm::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
       timing_.access(offset, len, arrival, core ? cfg_.core_port_bytes : cfg_.dma_port_bytes,
                      core == nullptr);
   delay = sc_core::sc_time::from_value(a.done * clk - sc_core::sc_time_stamp().value());
+  last_stall_ = a.stall_cycles;
   if (trans.is_read()) ++stats_.reads;
   else ++stats_.writes;
   stats_.bytes += len;

@@ -59,6 +59,8 @@ class Tcdm : public sc_core::sc_module {
   TcdmInitiatorStats core_stats(const Core* c) const;
   SparseStore& store() { return store_; }
   const TcdmTiming& timing() const { return timing_; }
+  // Bank-conflict stall cycles of the last access (what a core's request waited to be granted).
+  uint64_t last_stall_cycles() const { return last_stall_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -77,6 +79,7 @@ class Tcdm : public sc_core::sc_module {
   std::unordered_map<const Core*, TcdmInitiatorStats> per_core_;
   const Core* last_core_ = nullptr;
   TcdmInitiatorStats* last_stats_ = nullptr;
+  uint64_t last_stall_ = 0;
 };
 
 }  // namespace npusim::models

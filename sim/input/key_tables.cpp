@@ -210,12 +210,19 @@ const MapSpec kSnitchSteps{
      key("wait", v(ValueKind::kDuration))}};
 
 const MapSpec kSnitchPolicies{"policies", {key("on_trap", choice({"stop_core", "record"}))}};
+const MapSpec kSnBinary{"binary",
+                        {key("elf", text(), true, "an RV32 program built with npusim cc (relative to the scenario)"),
+                         key("args", list(text()), false, "main's argv[1..]"),
+                         key("on", text(), false, "all (default), compute, dm, cluster N, or a core name such as c0_core3"),
+                         key("max_cycles", size(1, uint64_t{1} << 40), false, "cycle budget of the run")}};
 const MapSpec kSnitchRoot{
     "the scenario",
     {key("name", text()), key("description", text()), key("platform", text()),
      key("set", settings(), false, "platform overrides: section.key: value"),
      key("policies", map(kSnitchPolicies)), key("program", v(ValueKind::kSteps)),
      key("cores", value_map(ValueKind::kSteps, "^(compute|dm|[0-9]{1,4})$")),
+     alt("binary", {map(kSnBinary), list(map(kSnBinary), 1)}, "RV32 programs on the cores (docs/snitch-programs.md)"),
+     key("output", list(text()), false, "lines the programs must print"),
      key("expect", value_map(ValueKind::kCondition))}};
 
 // --- a profile's topology: (topology_input.cpp; numbers may name a profile key) ---

@@ -232,7 +232,48 @@ class Parser : public YamlInput {
       check_keys(*this, p, spec);
       if (p["on_trap"]) sc.on_trap = check_choice(*this, p["on_trap"], spec.value("on_trap"), "on_trap");
     }
-    if (!root["program"] && !root["cores"]) fail(root, "a scenario needs a program or cores");
+    if (const auto b = root["binary"]) {
+      if (root["program"] || root["cores"])
+        fail(b, "a scenario runs either steps (program, cores) or binaries, not both");
+      auto one = [&](const YAML::Node& m) {
+        const MapSpec& spec = *snitch_dialect().root->key("binary").forms.at(0).map;
+        check_keys(*this, m, spec);
+        Binary bin;
+        bin.at = at(m["elf"]);
+        bin.elf = str(m["elf"], "elf");
+        if (bin.elf.empty()) fail(m["elf"], "elf names the program file");
+        if (bin.elf[0] != '/' && !file_.empty()) {
+          const auto slash = file_.find_last_of('/');
+          if (slash != std::string::npos) bin.elf = file_.substr(0, slash + 1) + bin.elf;
+        }
+        if (const auto a = m["args"]) {
+          if (!a.IsSequence()) fail(a, "args takes a list of strings");
+          for (const auto& e : a) bin.args.push_back(str(e, "an argument"));
+        }
+        if (m["on"]) bin.on = str(m["on"], "on");
+        if (const auto mc = m["max_cycles"]) {
+          const auto n = parse_size(str(mc, "max_cycles"));
+          if (!n || *n == 0 || *n > (uint64_t{1} << 40)) fail(mc, "max_cycles takes a cycle count from 1 to 2^40");
+          bin.max_cycles = *n;
+        }
+        sc.binaries.push_back(std::move(bin));
+      };
+      if (b.IsSequence()) {
+        if (b.size() == 0) fail(b, "binary takes a map or a non-empty list of maps");
+        for (const auto& e : b) one(e);
+      } else {
+        one(b);
+      }
+      if (const auto o = root["output"]) {
+        if (!o.IsSequence()) fail(o, "output takes a list of lines the programs must print");
+        for (const auto& e : o) sc.output.emplace_back(str(e, "an output line"), at(e));
+      }
+      if (const auto ex = root["expect"]) sc.expect = expectations(ex);
+      sc.slots = exprs_.slots();  // the built-in names (core, cluster, ...) every core binds
+      return sc;
+    }
+    if (root["output"]) fail(root["output"], "output is for binaries: steps print nothing");
+    if (!root["program"] && !root["cores"]) fail(root, "a scenario needs a program, cores or a binary");
     const std::set<uint32_t> builtins = [] {
       std::set<uint32_t> b;
       for (uint32_t i = 0; i < kBuiltinCount; ++i) b.insert(i);

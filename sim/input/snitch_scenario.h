@@ -81,8 +81,19 @@ struct Step {
   std::vector<Step> body, other;          // loop/when-then, when-else
 };
 
+// An RV32 program for some cores (docs/snitch-programs.md).
+struct Binary {
+  std::string elf;                // path as resolved (relative to the scenario's folder)
+  std::vector<std::string> args;  // argv[1..]
+  std::string on = "all";         // all | compute | dm | cluster N | core names, comma separated
+  uint64_t max_cycles = 0;        // 0: the default budget
+  Where at;
+};
+
 struct Scenario : ScenarioHead {
   Scenario() { platform = "snitch-cluster"; }
+  std::vector<Binary> binaries;     // instead of program/cores
+  std::vector<std::pair<std::string, Where>> output;  // lines the programs must print
   std::string on_trap = "stop_core";  // stop_core | record
   std::vector<Step> program;          // every core runs it first
   // `cores:` steps by selector ("compute", "dm", or a core index "3"): a core then runs the

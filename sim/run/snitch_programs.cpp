@@ -26,17 +26,36 @@ void SnitchPrograms::prepare() {
         "stopped_cores", "hung_cores", "finished_cores", "core_accesses", "tcdm.accesses",
         "tcdm.core_accesses", "tcdm.bytes", "tcdm.conflicts", "tcdm.stall_cycles", "dma.bytes",
         "dma.transfers", "dma.errors", "l3.bytes", "l3.requests", "barriers", "markers"};
+    static const std::set<std::string> program_keys = {
+        "exit_code", "exited_cores", "instructions", "cycles", "ipc", "stall.dependency", "stall.memory",
+        "stall.conflict", "stall.barrier", "stall.dma", "output.missing"};
     for (const auto& e : sc_.expect) {
       bool ok = fixed.count(e.key) > 0 || energy_metric_keys().count(e.key) > 0;
+      if (binaries()) {
+        ok = ok || program_keys.count(e.key) > 0;
+        const auto dot = e.key.find('.');
+        if (!ok && dot != std::string::npos) {
+          const std::string core = e.key.substr(0, dot), what = e.key.substr(dot + 1);
+          for (uint32_t k = 0; k < cfg_.clusters && !ok; ++k)
+            for (uint32_t i = 0; i < cfg_.cores_per_cluster() && !ok; ++i)
+              ok = core == (i < cfg_.runtime.compute_cores ? fmt::format("c{}_core{}", k, i) : fmt::format("c{}_dm", k)) &&
+                   (what == "exit_code" || what == "instructions" || what == "cycles");
+        }
+      }
       for (uint32_t k = 0; k < cfg_.clusters && !ok; ++k)
         ok = e.key == fmt::format("tcdm{}.accesses", k) || e.key == fmt::format("tcdm{}.conflicts", k);
       if (!ok) {
         std::string list;
         for (const auto& f : fixed) list += (list.empty() ? "" : ", ") + f;
+        if (binaries())
+          for (const auto& f : program_keys) list += ", " + f;
         throw InputError(e.at.file, e.at.line, e.key,
-                         "unknown expectation key (known: " + list + ", tcdmN.accesses, tcdmN.conflicts)", e.at.column);
+                         "unknown expectation key (known: " + list + ", tcdmN.accesses, tcdmN.conflicts" +
+                             (binaries() ? ", CORE.exit_code, CORE.instructions, CORE.cycles)" : ")"),
+                         e.at.column);
       }
     }
+    if (binaries()) prepare_binaries();
     for (const auto& [sel, steps] : sc_.cores) {
       if (sel == "compute" || sel == "dm") continue;
       if (std::stoull(sel) >= cfg_.cores_per_cluster())
@@ -98,7 +117,7 @@ void SnitchPrograms::start() {
         x->track = trace_->track(fmt::format("cluster {}", k), x->dm ? "dm core" : fmt::format("core {}", i),
                                  static_cast<int>(i));
       Ctx* p = x.get();
-      x->core->set_program([this, p](models::Core&) { core_main(*p); });
+      if (!binaries()) x->core->set_program([this, p](models::Core&) { core_main(*p); });
       if (vcd_) {
         const std::string sig = fmt::format("cluster{}.{}.busy", k, x->dm ? std::string("dm") : fmt::format("core{}", i));
         changes_.push_back(Change{0, sig, 1});
@@ -124,11 +143,12 @@ void SnitchPrograms::start() {
       });
     }
   }
-
+  if (binaries()) start_binaries();
 }
 
 void SnitchPrograms::collect() {
   progress_.finish();
+  if (binaries()) collect_binaries();
   // After SIGINT/SIGTERM a core left waiting (at a barrier its stopped peers never reach) was
   // interrupted too, not hung.
   if (interrupted())
@@ -178,9 +198,23 @@ bool is_snitch_scenario(const std::string& path, const std::string& platform_ove
   return !p.empty() && is_snitch_platform(p);
 }
 
+std::vector<Expectation> SnitchPrograms::expectations_of(const Scenario& sc) {
+  std::vector<Expectation> e = sc.expect;
+  if (!sc.output.empty()) {
+    Expectation m;
+    m.key = "output.missing";
+    m.op = "==";
+    m.value = 0;
+    m.text = "== 0";
+    m.at = sc.output.front().second;
+    e.push_back(m);
+  }
+  return e;
+}
+
 RunResult run(const Scenario& sc, const RunOptions& opt, std::ostream& out) {
   SnitchPrograms w(sc, opt);
-  return run_pipeline(w, sc.expect, out, {});
+  return run_pipeline(w, SnitchPrograms::expectations_of(sc), out, {});
 }
 
 }  // namespace npusim::sim::snitch

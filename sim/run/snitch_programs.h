@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "allocators/snitch/alloc_v2.h"
+#include "models/rv32/program_cluster.h"
 #include "platforms/energy.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/input/snitch_scenario.h"
@@ -63,7 +64,8 @@ struct Ctx {
   std::vector<uint8_t> bound;
   std::vector<uint64_t> tickets;
   const Step* current = nullptr;
-  enum Status { kPending, kFinished, kStopped, kFault, kInterrupted } status = kPending;
+  enum Status { kPending, kFinished, kStopped, kFault, kInterrupted, kIdle } status = kPending;
+  models::rv32::HartRecord* hart = nullptr;  // the RV32 program this core runs, if any
   uint64_t end_ps = 0;
   uint64_t step_start = 0;  // start of the allocation step in progress (ps)
   uint64_t accesses = 0;  // loads and stores of stream/check steps
@@ -94,6 +96,8 @@ class SnitchPrograms : public Workload {
   void collect() override;
   std::map<std::string, double> metrics() const override;
   bool fails(bool has_expectations) const override;
+  // The expectations of the run: the scenario's, and `output.missing == 0` when it names output.
+  static std::vector<Expectation> expectations_of(const Scenario& sc);
   void finish_outputs(const std::map<std::string, double>& metrics) override;
   Json report(int exit_code, const std::vector<Json>& expectations) const override;
   void summary(std::ostream& out, const Json& report, const std::vector<Json>& expectations,
@@ -119,6 +123,22 @@ class SnitchPrograms : public Workload {
   void core_main(Ctx& x);
   void slice(Ctx& x, const std::string& name, uint64_t t0, const TJson& args = TJson());
   void write_trace(uint64_t end_ps);
+
+  // RV32 programs on the cores instead of steps (snitch_binaries.cpp).
+  bool binaries() const { return !sc_.binaries.empty(); }
+  void prepare_binaries();
+  void start_binaries();
+  void collect_binaries();
+  void binary_metrics(std::map<std::string, double>& m) const;
+  void binary_report(Json& r) const;
+  void binary_summary(std::ostream& out, const Json& r) const;
+  void binary_trace();
+  std::vector<std::unique_ptr<models::rv32::ElfImage>> images_;  // one per binary entry
+  std::vector<int> core_binary_;  // per core (cluster-major): its binary entry, or -1
+  std::vector<std::pair<uint32_t, uint32_t>> argv_of_;  // per binary entry: argc, argv
+  std::vector<std::vector<uint8_t>> argv_blob_;        // per binary entry: what argv points into
+  std::vector<std::unique_ptr<models::rv32::ProgramCluster>> pclusters_;
+  std::vector<std::string> missing_output_;
 
   const Scenario& sc_;
   const RunOptions& opt_;

@@ -14,6 +14,7 @@ std::map<std::string, double> SnitchPrograms::metrics() const {
     end = std::max(end, x->end_ps);
     const auto& st = x->core->stats();
     core_accesses += st.loads + st.stores + st.block_reads + st.block_writes;
+    if (x->hart) core_accesses += x->hart->hart->stats().loads + x->hart->hart->stats().stores;
     finished += x->status == Ctx::kFinished;
     stopped += x->status == Ctx::kStopped;
     faulted += x->status == Ctx::kFault;
@@ -66,6 +67,7 @@ std::map<std::string, double> SnitchPrograms::metrics() const {
   for (const auto& b : cluster_barriers_) episodes += b.episodes;
   m["barriers"] = static_cast<double>(episodes);
   m["markers"] = static_cast<double>(markers_.size());
+  if (binaries()) binary_metrics(m);
   add_energy_metrics(energy_, m);
   return m;
 }
@@ -77,6 +79,7 @@ const char* status_name(Ctx::Status s) {
     case Ctx::kStopped: return "stopped by trap";
     case Ctx::kFault: return "fault";
     case Ctx::kInterrupted: return "interrupted";
+    case Ctx::kIdle: return "idle";
     default: return "hung";
   }
 }
@@ -141,6 +144,7 @@ Json SnitchPrograms::report(int exit_code, const std::vector<Json>& expectations
     cores.push_back(j);
   }
   r["cores"] = cores;
+  if (binaries()) binary_report(r);
   Json clusters = Json::array();
   for (uint32_t k = 0; k < cfg_.clusters; ++k) {
     const auto& t = sys_->tcdm(k).stats();
@@ -238,12 +242,14 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
     out << fmt::format("  l3               {} in {} requests, latency mean {}\n", human_bytes(r["l3"]["bytes"].get<double>()),
                        r["l3"]["requests"].get<uint64_t>(), human_ns(r["l3"]["latency_mean_ns"].get<double>()));
   for (const auto& c : r["cores"])
+    if (!binaries())  // program cores have their own lines (binary_summary)
     out << fmt::format("  {:<16} {:<15} {}, {} loads, {} stores, {} tcdm conflicts, idle {}\n",
                        c["name"].get<std::string>(), c["status"].get<std::string>(),
                        c["end_ns"].is_null() ? fmt::format("{:<16}", "did not finish")
                                              : fmt::format("end {:>12}", human_ns(c["end_ns"].get<double>())),
                        c["loads"].get<uint64_t>(), c["stores"].get<uint64_t>(), c["tcdm_conflicts"].get<uint64_t>(),
                        human_ns(c["idle_ns"].get<double>()));
+  if (binaries()) binary_summary(out, r);
   write_energy_summary(out, energy_);
   for (const auto& t : r["traps"])
     out << fmt::format("  TRAP {}: {} (size {}, align {}) -> next {} past end {} by {} bytes, {} [step {}]\n",
@@ -267,6 +273,7 @@ void SnitchPrograms::summary(std::ostream& out, const Json& r, const std::vector
 
 void SnitchPrograms::write_trace(uint64_t end_ps) {
   if (!trace_) return;
+  if (binaries()) binary_trace();
   for (uint32_t k = 0; k < cfg_.clusters; ++k) {
     const auto& t = sys_->tcdm(k).stats();
     const std::string proc = fmt::format("cluster {}", k);
