@@ -81,3 +81,17 @@ if(NPUSIM_CLANG14)
   npusim_cc_cli_test(no_lld 2 "ld\\.lld-14 is not installed \\(not found in PATH\\): install the Debian package lld-14"
                      ${CMAKE_COMMAND} -E env PATH=${cc_work}/clang_only ${npusim} cc -o ${out} tests/programs/hello.c)
 endif()
+
+# The programs on the simulated cluster (npusim run, binary:), against an independent reference:
+# alloc_trace's addresses on all 9 cores against the exact C++ model (npusim heap replay), traps
+# included; printf and the 64-bit conversions against glibc's and gcc's results.
+function(npusim_cc_run_test name)
+  add_test(NAME cc.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cc/run_programs.py $<TARGET_FILE:npusim>
+                   ${cc_work}/${name} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.${name} PROPERTIES LABELS cc)
+endfunction()
+npusim_cc_run_test(run_alloc_trace alloc)
+npusim_cc_run_test(run_printf_formats expected printf_formats)
+npusim_cc_run_test(run_int64_conversions expected int64_conversions)
