@@ -16,6 +16,8 @@ endfunction()
 # The runtime is built with -Wall -Wextra -Werror inside every build: these fail if it warns.
 npusim_cc_elf_test(hello_O0 program tests/programs/hello.c -O0)
 npusim_cc_elf_test(hello_O2 program tests/programs/hello.c -O2)
+# -Oz: clang calls helpers for 64-bit shifts too (__ashldi3 & co.).
+npusim_cc_elf_test(printf_Oz program tests/programs/printf_formats.c -Oz)
 npusim_cc_elf_test(hello_O3_g_flags program tests/programs/hello.c -O3 -g -DGREETING=1 -I tests/programs -Wall -Werror)
 foreach(p alloc_trace barrier matmul dma_tiling mul_chain mul_independent printf_formats
           int64_conversions)
@@ -79,3 +81,17 @@ if(NPUSIM_CLANG14)
   npusim_cc_cli_test(no_lld 2 "ld\\.lld-14 is not installed \\(not found in PATH\\): install the Debian package lld-14"
                      ${CMAKE_COMMAND} -E env PATH=${cc_work}/clang_only ${npusim} cc -o ${out} tests/programs/hello.c)
 endif()
+
+# The programs on the simulated cluster (npusim run, binary:), against an independent reference:
+# alloc_trace's addresses on all 9 cores against the exact C++ model (npusim heap replay), traps
+# included; printf and the 64-bit conversions against glibc's and gcc's results.
+function(npusim_cc_run_test name)
+  add_test(NAME cc.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cc/run_programs.py $<TARGET_FILE:npusim>
+                   ${cc_work}/${name} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.${name} PROPERTIES LABELS cc)
+endfunction()
+npusim_cc_run_test(run_alloc_trace alloc)
+npusim_cc_run_test(run_printf_formats expected printf_formats)
+npusim_cc_run_test(run_int64_conversions expected int64_conversions)

@@ -35,7 +35,7 @@ function(npusim_program_cli test program rc regex)
   endif()
 endfunction()
 
-foreach(p hello mul_timing load_latency bank_conflicts barrier dma_tiling matmul alloc_trace faults)
+foreach(p hello mul_timing load_latency bank_conflicts barrier dma_tiling matmul faults)
   npusim_program(${p} ${p}.c)
 endforeach()
 
@@ -52,21 +52,7 @@ add_test(NAME program.matmul_host_check
          COMMAND ${Python3_EXECUTABLE} ${prog_src}/host_check.py $<TARGET_FILE:npusim> ${prog_work})
 set_tests_properties(program.matmul_host_check PROPERTIES FIXTURES_REQUIRED program_matmul LABELS program)
 
-# alloc_v2 as code against the exact model, op for op on all 9 cores.
-function(npusim_alloc_compare name)
-  add_test(NAME program.alloc_${name}
-           COMMAND ${Python3_EXECUTABLE} ${prog_src}/alloc_compare.py $<TARGET_FILE:npusim> ${prog_work}/alloc
-                   ${prog_work}/alloc_trace.elf ${name} ${ARGN})
-  set_tests_properties(program.alloc_${name} PROPERTIES FIXTURES_REQUIRED program_alloc_trace LABELS program
-                       PASS_REGULAR_EXPRESSION "all equal to the model" FAIL_REGULAR_EXPRESSION "FAIL")
-endfunction()
-npusim_alloc_compare(snitch_l1_ops @${PROJECT_SOURCE_DIR}/scenarios/heap/snitch_l1.ops)
-npusim_alloc_compare(mixed alloc:100 alloc:64:64 alloc_core_local:256:8 alloc:24:3 l3:1000 l3:4096:4096
-                     alloc_core_local:12 update_next:0x10000068 alloc:8:8 l3:7:100 alloc:0x1000:0x100)
-npusim_alloc_compare(l1_overflow alloc:0x10000:64 alloc:0x8000:64 alloc:0x6000:64)
-npusim_alloc_compare(l3_exact_fit l3:0x7ff00000:8 l3:0x10:1 l3:0x100000:8)
-npusim_alloc_compare(odd_alignments alloc:1 alloc:3:3 alloc:5:7 alloc_core_local:9:5 l3:11:13 l3:1:1
-                     alloc:100:96 update_next:0x10000100 alloc:17:17)
+# alloc_v2 as code against the exact model: cc_tests.cmake (cc.run_alloc_trace).
 
 # Faults end the run, never npusim: exit 1, the core, PC, instruction and function named.
 set(fault_cases

@@ -2,10 +2,64 @@
 // division, with no 64-bit `/` or `%` of its own) and conversion from and to floating point.
 #include <stdint.h>
 
+uint64_t __ashldi3(uint64_t a, int b);
+uint64_t __lshrdi3(uint64_t a, int b);
+int64_t __ashrdi3(int64_t a, int b);
 uint64_t __udivdi3(uint64_t n, uint64_t d);
 uint64_t __umoddi3(uint64_t n, uint64_t d);
 int64_t __divdi3(int64_t n, int64_t d);
 int64_t __moddi3(int64_t n, int64_t d);
+
+// 64-bit shifts (clang calls them at -Oz), on the 32-bit halves only.
+typedef union {
+  uint64_t u;
+  struct {
+    uint32_t lo, hi;
+  } w;
+} halves_t;
+
+uint64_t __ashldi3(uint64_t a, int b) {
+  halves_t x, r;
+  x.u = a;
+  if (b == 0) return a;
+  if (b >= 32) {
+    r.w.lo = 0;
+    r.w.hi = x.w.lo << (b - 32);
+  } else {
+    r.w.lo = x.w.lo << b;
+    r.w.hi = (x.w.hi << b) | (x.w.lo >> (32 - b));
+  }
+  return r.u;
+}
+
+uint64_t __lshrdi3(uint64_t a, int b) {
+  halves_t x, r;
+  x.u = a;
+  if (b == 0) return a;
+  if (b >= 32) {
+    r.w.hi = 0;
+    r.w.lo = x.w.hi >> (b - 32);
+  } else {
+    r.w.hi = x.w.hi >> b;
+    r.w.lo = (x.w.lo >> b) | (x.w.hi << (32 - b));
+  }
+  return r.u;
+}
+
+int64_t __ashrdi3(int64_t a, int b) {
+  halves_t x, r;
+  x.u = (uint64_t)a;
+  const int32_t hi = (int32_t)x.w.hi;
+  if (b == 0) return a;
+  if (b >= 32) {
+    r.w.hi = (uint32_t)(hi >> 31);
+    r.w.lo = (uint32_t)(hi >> (b - 32));
+  } else {
+    r.w.hi = (uint32_t)(hi >> b);
+    r.w.lo = (x.w.lo >> b) | (x.w.hi << (32 - b));
+  }
+  return (int64_t)r.u;
+}
 
 // n / d with the remainder in *rem. Division by zero gives all ones and rem = n (as the
 // RISC-V divu/remu instructions do).
