@@ -87,7 +87,7 @@ file(WRITE ${prog_work}/not_elf.yaml "name: not-elf\nplatform: snitch-cluster\nb
 npusim_program_cli(elf_not_elf "" 2 "npusim: error: .*not_elf\\.yaml.*not an ELF file"
                    $<TARGET_FILE:npusim> run not_elf.yaml)
 file(WRITE ${prog_work}/host_elf.yaml "name: host-elf\nplatform: snitch-cluster\nbinary: {elf: /bin/true}\n")
-npusim_program_cli(elf_x86 "" 2 "/bin/true: built for x86-64 \\(e_machine 62\\), not RISC-V"
+npusim_program_cli(elf_x86 "" 2 "/bin/true: a 64-bit x86-64 ELF file; the core runs RV32 programs"
                    $<TARGET_FILE:npusim> run host_elf.yaml)
 file(WRITE ${prog_work}/missing_elf.yaml "name: missing-elf\nplatform: snitch-cluster\nbinary: {elf: nope.elf}\n")
 npusim_program_cli(elf_missing "" 2 "nope\\.elf: no such file" $<TARGET_FILE:npusim> run missing_elf.yaml)

@@ -75,7 +75,13 @@ ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& b, uint6
   if (b.size() < 4 || std::memcmp(b.data(), "\x7f" "ELF", 4) != 0)
     throw ElfError(fmt::format("{}: not an ELF file (build programs with `npusim cc`)", name));
   if (b.size() < 52) throw ElfError(fmt::format("{}: truncated ELF header ({} bytes)", name, b.size()));
-  if (b[4] == 2) throw ElfError(fmt::format("{}: a 64-bit ELF file; the core runs RV32 programs (build with `npusim cc`)", name));
+  if (b[4] == 2) {
+    uint16_t m = 0;
+    std::memcpy(&m, b.data() + 18, 2);
+    const char* mn = machine_name(m);
+    throw ElfError(fmt::format("{}: a 64-bit {}ELF file; the core runs RV32 programs (build with `npusim cc`)", name,
+                               mn ? std::string(mn) + " " : std::string()));
+  }
   if (b[4] != 1) throw ElfError(fmt::format("{}: ELF class {} is neither 32- nor 64-bit", name, b[4]));
   if (b[5] != 1) throw ElfError(fmt::format("{}: a big-endian ELF file; RISC-V is little-endian", name));
   const uint16_t type = r.u16(16), machine = r.u16(18);
