@@ -3,6 +3,7 @@
 #include "firmware/torch/runtime_internal.h"
 #include "models/unwind.h"
 
+#include <cmath>
 #include <dlfcn.h>
 
 #include <csignal>
@@ -332,11 +333,8 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   OpResult res;
   OpSpec spec = spec_in;
   const auto* def = torch::npusim_op::find_op(spec.op);
-  if (def == nullptr) {
-    std::string known;
-    for (const auto* d : torch::npusim_op::ops()) known += (known.empty() ? "" : ", ") + d->name;
-    throw std::invalid_argument(fmt::format("no torch op '{}' (registered: {})", spec.op, known));
-  }
+  if (def == nullptr) throw std::invalid_argument(torch::npusim_op::no_op_message(spec.op));
+  spec.op = def->name;  // (a qualified name, LIB.OP, names it by its own name from here)
   auto& mdef = const_cast<torch::npusim_op::OpDef&>(*def);
   if (mdef.kernel_fn == nullptr) torch::npusim_op::resolve_kernel(mdef);
   // A library built with `npusim op build --multicore` runs on every core (multicore=True).
@@ -533,6 +531,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     res.calls.push_back(std::move(c.calls));
     res.duration_ns = std::max(res.duration_ns, c.t.end_ns - r.kernel_start_ns);
   }
+  // On the time resolution's grid, as a whole number of its units over the units in a ns: the
+  // difference of two times in ns has float noise (14854.890000000001) that a report would show.
+  const double units_per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+  if (units_per_ns >= 1) res.duration_ns = std::round(res.duration_ns * units_per_ns) / units_per_ns;
   res.kernel_start_ns = r.kernel_start_ns;
   res.inputs_copy = r.in_copy;
   res.output_copy = r.out_copy;
