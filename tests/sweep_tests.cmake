@@ -9,6 +9,9 @@ foreach(case local resume reject point_collect interrupt collect_agrees)
   add_test(NAME sweep.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_cli.sh $<TARGET_FILE:npusim> ${case})
 endforeach()
+add_test(NAME sweep.plugin
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_cli.sh $<TARGET_FILE:npusim> plugin
+                 $<TARGET_FILE:npusim_plugin_example>)
 
 # Starts munged, slurmctld and slurmd of its own; 77 = skipped with the reason (never under CI=true).
 add_test(NAME slurm.sweep

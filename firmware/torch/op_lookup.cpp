@@ -139,13 +139,55 @@ void resolve_kernel(OpDef& d) {
   }
   if (own != nullptr) dlclose(own);
   const std::string shape = form_signature(d, d.shape_pass);
-  if (hits.empty())
+  if (hits.empty()) {
+    // A kernel of that name whose scalar parameters have other types (float where the shape
+    // function has double, say): found with the types changed, one parameter or all scalars at
+    // once, and named as the cause.
+    static const std::pair<const char*, const char*> kScalars[] = {
+        {"d", "double"}, {"f", "float"}, {"l", "int64_t"}, {"i", "int"}, {"b", "bool"}, {"c10 Scalar", "c10::Scalar"}};
+    std::vector<size_t> scalars;
+    for (size_t i = 0; i < d.kinds.size(); ++i)
+      if (d.kinds[i] == 's') scalars.push_back(i);
+    for (size_t which = 0; which <= scalars.size() && !scalars.empty(); ++which) {  // scalars.size(): all
+      for (const auto& [m, cpp] : kScalars) {
+        OpDef alt = d;
+        bool changed = false;
+        for (size_t j = 0; j < scalars.size(); ++j) {
+          if (which != scalars.size() && j != which) continue;
+          changed = changed || alt.param_mangled[scalars[j]] != m;
+          alt.param_mangled[scalars[j]] = m;
+          alt.param_cpp[scalars[j]] = cpp;
+        }
+        if (!changed) continue;
+        for (const auto& f : d.forms) {
+          const std::string sym = form_symbol(alt, f.pass);
+          if (dlsym(RTLD_DEFAULT, sym.c_str()) == nullptr) {
+            void* h = !d.builtin && d.shape != nullptr && dladdr(d.shape, &info) != 0 && info.dli_fname != nullptr
+                          ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+                          : nullptr;
+            const bool in_plugin = h != nullptr && dlsym(h, sym.c_str()) != nullptr;
+            if (h != nullptr) dlclose(h);
+            if (!in_plugin) continue;
+          }
+          std::string diff;
+          for (size_t i = 0; i < d.param_cpp.size(); ++i)
+            if (alt.param_cpp[i] != d.param_cpp[i])
+              diff += fmt::format("{}parameter {} is {} in the kernel and {} in the shape function",
+                                  diff.empty() ? "" : ", ", i + 1, alt.param_cpp[i], d.param_cpp[i]);
+          throw std::invalid_argument(fmt::format(
+              "op '{}': the kernel '{}' is {}, but the shape function's schema is {}: {}; give the kernel and "
+              "the shape function the same parameter types",
+              d.name, d.kernel, form_signature(alt, f.pass), shape.substr(d.kernel.size()), diff));
+        }
+      }
+    }
     throw std::invalid_argument(fmt::format(
         "op '{}': no kernel function '{}' for the shape function's schema {} (looked for {} "
         "form(s) of passing its parameters: by value, const&, &; e.g. {} = {}): the kernel file "
         "must be built into the library (npusim op build --compute) or linked into npusim",
         d.name, d.kernel, shape.substr(d.kernel.size()), d.forms.size(), form_signature(d, d.forms.front().pass),
         form_symbol(d, d.forms.front().pass)));
+  }
   if (hits.size() > 1) {
     std::string list;
     for (const auto& h : hits)
@@ -213,7 +255,35 @@ void register_op(OpDef def) {
 }
 const OpDef* find_op(const std::string& name) {
   auto it = registry().find(name);
-  return it == registry().end() ? nullptr : &it->second;
+  if (it != registry().end()) return &it->second;
+  // The name as Python spells it (torch.ops.LIB.OP: "LIB.OP") or as C++ does ("LIB::OP").
+  const size_t dot = name.rfind('.'), colons = name.rfind("::");
+  const size_t sep = dot != std::string::npos ? dot : colons;
+  if (sep == std::string::npos || sep == 0) return nullptr;
+  const std::string lib = name.substr(0, sep), op = name.substr(sep + (dot != std::string::npos ? 1 : 2));
+  it = registry().find(op);
+  return it != registry().end() && it->second.library == lib ? &it->second : nullptr;
+}
+
+std::string no_op_message(const std::string& name) {
+  std::string known;
+  for (const auto& [n, d] : registry()) known += (known.empty() ? "" : ", ") + n;
+  const size_t dot = name.rfind('.'), colons = name.rfind("::");
+  const size_t sep = dot != std::string::npos ? dot : colons;
+  std::string lib, op = name;
+  if (sep != std::string::npos && sep != 0) {
+    lib = name.substr(0, sep);
+    op = name.substr(sep + (dot != std::string::npos ? 1 : 2));
+  }
+  std::string why;
+  const auto it = registry().find(op);
+  if (!lib.empty() && it != registry().end())
+    why = fmt::format("; '{}' is an op of the library '{}', not '{}'", op, it->second.library, lib);
+  else
+    why = fmt::format("; an op of a library of custom ops needs that library loaded: `npusim run --plugin "
+                      "lib{}.so` (a sweep: `plugins:` or `sweep --plugin`; Python: npusim.load_library)",
+                      lib.empty() ? "NAME" : lib);
+  return fmt::format("no torch op '{}' (registered: {}){}", name, known, why);
 }
 std::vector<const OpDef*> ops() {
   std::vector<const OpDef*> v;

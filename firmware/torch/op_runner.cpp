@@ -3,6 +3,7 @@
 #include "firmware/torch/runtime_internal.h"
 #include "models/unwind.h"
 
+#include <cmath>
 #include <dlfcn.h>
 
 #include <csignal>
@@ -126,6 +127,38 @@ std::string segv_detail(const Escape& e) {
   return "";
 }
 
+// A kernel's faulting address as the kernel can relate it to its buffers: near the core's TCM
+// (whose tcm_malloc pointers the kernel dereferences), its TCM address as the kernel computed
+// it, its place against the TCM and the nearest live tcm_malloc block; elsewhere, that it is
+// outside every buffer of the device. Never the host address (the simulator's own). `device`:
+// the TCM address for the report, 0 when there is none.
+std::string kernel_address_text(const CoreCtx& c, uint64_t a, uint64_t& device) {
+  device = 0;
+  constexpr int64_t kNear = int64_t{1} << 32;  // farther than this from the TCM: not a TCM pointer
+  const int64_t off = c.tcm_host == nullptr ? kNear
+                                            : static_cast<int64_t>(a - reinterpret_cast<uintptr_t>(c.tcm_host));
+  if (off <= -kNear || off >= kNear || off + static_cast<int64_t>(c.tcm_base) < 0)
+    return "an address outside every buffer of the device (not a TCM pointer of this core)";
+  const uint64_t dev = c.tcm_base + static_cast<uint64_t>(off);
+  device = dev;
+  const uint64_t end = c.tcm_base + c.tcm_size;
+  std::string where = fmt::format("TCM address 0x{:x} (as the kernel's pointer gives it; ", dev);
+  if (off < 0) where += fmt::format("{} bytes before the core's TCM [0x{:x}, 0x{:x}))", -off, c.tcm_base, end);
+  else if (dev >= end) where += fmt::format("{} bytes past the end of the core's TCM [0x{:x}, 0x{:x}))", dev - end + 1, c.tcm_base, end);
+  else where += fmt::format("inside the core's TCM [0x{:x}, 0x{:x}))", c.tcm_base, end);
+  // The nearest live block, by the distance from the address to its bytes.
+  uint64_t best = UINT64_MAX, b_at = 0, b_n = 0;
+  for (const auto& [at, n] : c.tcm_blocks) {
+    const uint64_t d = dev < at ? at - dev : dev >= at + n ? dev - (at + n) + 1 : 0;
+    if (d < best) best = d, b_at = at, b_n = n;
+  }
+  if (best == UINT64_MAX) return where + "; no tcm_malloc block is live";
+  const std::string rel = dev < b_at ? fmt::format("{} bytes before it", b_at - dev)
+                          : dev >= b_at + b_n ? fmt::format("{} bytes past its end (offset {} of the block)", dev - (b_at + b_n) + 1, dev - b_at)
+                                              : fmt::format("offset {} inside it", dev - b_at);
+  return where + fmt::format("; nearest buffer: the tcm_malloc block at 0x{:x} of {} bytes, {}", b_at, b_n, rel);
+}
+
 // A contained kernel that was taken back to its entry: the fault it is reported as.
 [[noreturn]] void kernel_escaped(Run& r, CoreCtx& c, const Escape& e) {
   const std::string at = e.where.empty() ? std::string() : fmt::format(" in {}", e.where);
@@ -157,6 +190,20 @@ std::string segv_detail(const Escape& e) {
     r.fail_kernel(&c, "abort", c.last_call, 0,
                   fmt::format("the kernel called abort(){}{}", e.terminate_note.empty() ? "" : " by " + e.terminate_note, at),
                   e.backtrace);
+  // A SIGSEGV or SIGBUS away from the null page: the address as the kernel relates it to its
+  // buffers, not the host's.
+  if ((e.signo == SIGSEGV || e.signo == SIGBUS) && e.address >= 4096) {
+    uint64_t device = 0;
+    const std::string what = kernel_address_text(c, e.address, device);
+    r.fail_kernel(&c, "kernel crash", c.last_call, device,
+                  fmt::format("{} at {}{}{}", signal_text(e.signo), what,
+                              e.signo == SIGBUS              ? ""
+                              : e.code == SEGV_MAPERR ? " (not mapped)"
+                              : e.code == SEGV_ACCERR ? " (not accessible)"
+                                                      : " (sent)",
+                              at),
+                  e.backtrace);
+  }
   r.fail_kernel(&c, "kernel crash", c.last_call, e.address,
                 fmt::format("{}{}{}", signal_text(e.signo), segv_detail(e), at), e.backtrace);
 }
@@ -332,11 +379,8 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
   OpResult res;
   OpSpec spec = spec_in;
   const auto* def = torch::npusim_op::find_op(spec.op);
-  if (def == nullptr) {
-    std::string known;
-    for (const auto* d : torch::npusim_op::ops()) known += (known.empty() ? "" : ", ") + d->name;
-    throw std::invalid_argument(fmt::format("no torch op '{}' (registered: {})", spec.op, known));
-  }
+  if (def == nullptr) throw std::invalid_argument(torch::npusim_op::no_op_message(spec.op));
+  spec.op = def->name;  // (a qualified name, LIB.OP, names it by its own name from here)
   auto& mdef = const_cast<torch::npusim_op::OpDef&>(*def);
   if (mdef.kernel_fn == nullptr) torch::npusim_op::resolve_kernel(mdef);
   // A library built with `npusim op build --multicore` runs on every core (multicore=True).
@@ -533,6 +577,10 @@ OpResult run_op(const fw::NeuronPlatformConfig& cfg, const OpSpec& spec_in) {
     res.calls.push_back(std::move(c.calls));
     res.duration_ns = std::max(res.duration_ns, c.t.end_ns - r.kernel_start_ns);
   }
+  // On the time resolution's grid, as a whole number of its units over the units in a ns: the
+  // difference of two times in ns has float noise (14854.890000000001) that a report would show.
+  const double units_per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+  if (units_per_ns >= 1) res.duration_ns = std::round(res.duration_ns * units_per_ns) / units_per_ns;
   res.kernel_start_ns = r.kernel_start_ns;
   res.inputs_copy = r.in_copy;
   res.output_copy = r.out_copy;

@@ -10,6 +10,18 @@ Each op call runs the npusim program as a child process on a fresh simulated dev
 kernel that faults raises npusim.DeviceFault, and nothing a kernel does can end the Python
 process."""
 
+import sys as _sys
+
+try:
+    import torch as _torch  # noqa: F401  (every part of npusim works on torch tensors)
+except ModuleNotFoundError as _e:
+    if _e.name != "torch":
+        raise
+    raise ModuleNotFoundError(
+        f"npusim needs torch, and this Python ({_sys.executable}) has no module named 'torch': run "
+        "it with /usr/bin/python3 (Debian's python3, which has torch from the python3-torch "
+        "package), or install torch for this interpreter", name="torch") from None
+
 from . import custom_op
 from ._config import configure
 from ._errors import (BuildError, DeviceFault, InputError, NpusimError, SimulatorError,

@@ -3,7 +3,9 @@ library's NEURON_LIBRARY(<library>, m) block as torch.ops.<library>.<op>, whose 
 go to the simulated device (_call.py)."""
 
 import json
+import keyword
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -28,6 +30,44 @@ _TORCH_TYPES = {
 DEFAULT_PLATFORM = "neuron-gpsimd"
 
 
+def _param_names(defined_at, op, n):
+    """The parameter names of the op's shape function, read from the file of its m.def call
+    (`defined_at`, FILE:LINE as compiled): the function named there, its first definition or
+    declaration with n parameters. None when any cannot be read (no file, an unnamed or
+    repeated parameter, a Python keyword): the schema then names them arg0, arg1, ..."""
+    path, _, line = (defined_at or "").rpartition(":")
+    if not path or not line.isdigit():
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    lines = text.split("\n")
+    at = int(line) - 1
+    near = "\n".join(lines[max(0, at - 3):at + 4])
+    m = re.search(r'\.def\(\s*"%s"\s*,\s*&?\s*([\w:]+)' % re.escape(op), near)
+    if not m:
+        return None
+    fn = m.group(1).split("::")[-1]
+    for d in re.finditer(r"\b%s\s*\(([^()]*)\)" % re.escape(fn), text):
+        body = d.group(1).strip()
+        params = [p.split("=")[0].strip() for p in body.split(",")] if body and body != "void" else []
+        if len(params) != n:
+            continue
+        names = []
+        for p in params:
+            pm = re.search(r"([A-Za-z_]\w*)\s*$", p)
+            before = p[:pm.start()].rstrip() if pm else ""
+            if not pm or not before or before.endswith("::") or before == "const":
+                return None  # an unnamed parameter (its type alone)
+            names.append(pm.group(1))
+        if len(set(names)) != n or any(keyword.iskeyword(x) for x in names):
+            return None
+        return names
+    return None
+
+
 class Op:
     """An op of a loaded library: ``library`` (the NEURON_LIBRARY name), ``name``, ``kernel``
     and ``kernel_signature`` (the kernel function found for it), ``params`` ([(C++ type,
@@ -46,12 +86,15 @@ class Op:
         self.path = path
         self.platform = platform
         self.overrides = overrides
+        # Keyword arguments take the shape function's parameter names.
+        self.param_names = (_param_names(j.get("defined_at"), self.name, len(self.params))
+                            or [f"arg{i}" for i in range(len(self.params))])
         args = []
         for i, (cpp, _) in enumerate(self.params):
             if cpp not in _TORCH_TYPES:
                 raise NpusimError(f"{path}: op {self.qualified}: parameter {i} has the type {cpp}, "
                                   "which has no torch schema type")
-            args.append(f"{_TORCH_TYPES[cpp]} arg{i}")
+            args.append(f"{_TORCH_TYPES[cpp]} {self.param_names[i]}")
         self.schema = f"{self.name}({', '.join(args)}) -> Tensor"
 
     @property
@@ -144,8 +187,11 @@ def _register(op):
 
 
 def _make_impl(qualified):
-    def impl(*args):
+    def impl(*args, **kwargs):
         from ._call import call
-        return call(find(qualified), args)
+        op = find(qualified)
+        if kwargs:  # (by the schema's names: the dispatcher passes them positionally as a rule)
+            args = tuple(args) + tuple(kwargs[n] for n in op.param_names[len(args):] if n in kwargs)
+        return call(op, args)
     impl.__name__ = qualified.replace(".", "_")
     return impl

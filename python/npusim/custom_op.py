@@ -33,7 +33,9 @@ def _paths(value, what):
     if isinstance(value, (str, bytes, os.PathLike)):
         value = [value]
     try:
-        out = [os.fspath(v) for v in value]
+        # (absolute: the m.def calls' file names, as compiled, lead back to the shape functions'
+        # parameter names)
+        out = [os.path.abspath(os.fspath(v)) for v in value]
     except TypeError:
         raise TypeError(f"custom_op.load({what}=...): a list of source files") from None
     if not out:

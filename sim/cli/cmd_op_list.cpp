@@ -93,7 +93,8 @@ int op_list(const std::vector<std::string>& plugins, bool json) {
                        {"params", params},
                        {"multicore", def.multicore == 1},
                        {"stack_size", def.stack_size >= 0 ? Json(def.stack_size) : Json()},
-                       {"source", l.source}});
+                       {"source", l.source},
+                       {"defined_at", def.source}});  // the m.def call, FILE:LINE as compiled
   }
   if (json) std::cout << Json{{"ops", ops}}.dump(2) << '\n';
   return 0;

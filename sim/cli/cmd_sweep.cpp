@@ -15,6 +15,8 @@
 
 namespace npusim::sim {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // The cores this process may run on (a Slurm allocation or taskset limits them), at least 1.
@@ -38,7 +40,7 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
   auto* cmd = app.add_subcommand("sweep", "Run a parameter sweep: one npusim run per point, locally or on Slurm");
   struct Args {
     std::string sweep_file, out, collect, jobs_text, chunk_text, point_text;
-    std::vector<std::string> emit;
+    std::vector<std::string> emit, plugins;
     unsigned jobs = 0;
     std::size_t chunk = 1;
     long long point = -1;
@@ -53,9 +55,12 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
   auto* chunk = cmd->add_option("--chunk", a->chunk_text, "With --emit slurm: points per array task");
   cmd->add_option("--collect", a->collect, "Merge DIR's point results into results.csv and results.jsonl");
   auto* point = cmd->add_option("--point", a->point_text, "Run point I of the sweep planned in -o DIR (a Slurm array task)");
+  auto* plugin = cmd->add_option("--plugin", a->plugins,
+                                 "A library of custom ops (repeatable): every point runs with it, after the "
+                                 "sweep file's plugins");
   auto* dry = cmd->add_flag("--dry-run", a->dry_run, "Validate every point and list the count; run nothing");
   auto* quiet = cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
-  cmd->callback([a, &cmds, jobs, chunk, point, dry, quiet] {
+  cmd->callback([a, &cmds, jobs, chunk, point, dry, quiet, plugin] {
     try {
       // Whole numbers in a range, with the value and the range in the message.
       auto whole = [](const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
@@ -83,6 +88,8 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
         only(quiet, "--quiet", "a local sweep (SWEEP without --emit, --point or --collect)");
         only(dry, "--dry-run", "a sweep file alone (it validates and runs nothing)");
       }
+      if (mode != nullptr && std::string(mode) != "--emit")
+        only(plugin, "--plugin", "planning a sweep from its file (the plan holds its plugins)");
       if (!a->collect.empty() && (!a->sweep_file.empty() || !a->out.empty() || a->point >= 0 || !a->emit.empty()))
         throw InputError("--collect", 0, a->collect, "takes the sweep's folder alone (no SWEEP, -o, --point or --emit)");
       if (a->point >= 0 && (!a->sweep_file.empty() || !a->emit.empty()))
@@ -101,7 +108,12 @@ void register_sweep_command(CLI::App& app, Commands& cmds) {
         return;
       }
       if (a->sweep_file.empty()) throw InputError("npusim sweep", 0, "SWEEP", "give a sweep file (or --collect DIR, or --point I -o DIR)");
-      const sweep::Plan plan = sweep::plan_file(a->sweep_file);
+      sweep::Plan plan = sweep::plan_file(a->sweep_file);
+      for (const auto& l : a->plugins) {  // (after the file's; a path, absolute in the plan)
+        std::error_code ec;
+        if (!fs::is_regular_file(l, ec)) throw InputError("--plugin", 0, l, "no such library file");
+        plan.plugins.push_back(fs::absolute(l).lexically_normal().string());
+      }
       sweep::validate(plan);  // nothing runs unless every point is valid
       if (a->dry_run) {
         std::cout << fmt::format("sweep {}: {} points, all valid\n", plan.name, plan.points.size());

@@ -44,15 +44,15 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
       ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
   t->add_option("--trace", a->opt.trace,
-                "Replay this request trace instead of --pattern (formats: docs/energy.md)");
+                "Replay this request trace instead of --pattern (formats: docs/traces.md)");
   t->add_option("--trace-format", a->opt.trace_format,
-                "Format of --trace: dramsim3 | ramulator | ramulator2 | stl (default: from "
-                "the name, .stl, or from its first request line)");
+                "Format of --trace: dramsim3 | ramulator | ramulator2 | stl | rstl (default: "
+                "from the name, .stl or .rstl, or from its first request line)");
   t->add_option("--write-trace", a->opt.write_trace,
                 "Write the requests the run issues, with their issue cycles, as a trace");
   t->add_option("--write-trace-format", a->opt.write_trace_format,
                 "Format of --write-trace (default: --trace-format without --trace, else "
-                "stl for a .stl name, else dramsim3)");
+                "stl or rstl for a .stl or .rstl name, else dramsim3)");
   t->add_flag("--per-channel", a->opt.per_channel,
               "HBM: the energy of each channel (pseudo-channel) too, under energy.channels");
   t->add_flag("--progress", a->opt.progress,

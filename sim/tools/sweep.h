@@ -61,6 +61,9 @@ inline constexpr std::size_t kMaxSweepSettings = 3'000'000;
 
 struct Plan {
   std::string name, sweep_file, npusim, platform;
+  // Libraries of custom ops (`plugins:` in the sweep file, then `sweep --plugin`), absolute
+  // paths: every point runs with `--plugin` for each.
+  std::vector<std::string> plugins;
   bool trace = false, vcd = false;  // per-point outputs besides the report
   std::vector<std::string> keys;    // every overridden key, in first-use order
   bool has_seed = false;
@@ -77,8 +80,10 @@ Plan plan_file(const std::string& path);
 Plan plan_text(const std::string& text, const std::string& file);
 
 // Checks every point's platform profile with its overrides in-process (the validation
-// `npusim run` does before it simulates); scenarios are parsed once each. Throws InputError
-// naming the point, its overrides, the key and where it was written.
+// `npusim run` does before it simulates); scenarios are parsed once each. A torch_op
+// scenario's op must exist among the built-in ops and the plan's plugins (loaded here, as
+// `npusim run --plugin` loads them). Throws InputError naming the point, its overrides, the key
+// and where it was written.
 void validate(const Plan& plan);
 
 // Makes DIR for a sweep's files: a new folder, an empty one, or one that holds a sweep (its

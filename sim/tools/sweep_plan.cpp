@@ -156,7 +156,8 @@ nlohmann::ordered_json Point::to_json() const {
 Plan plan_text(const std::string& text, const std::string& file) {
   const SweepInput in(file);
   const YAML::Node root = in.root(text);
-  in.keys(root, {"name", "scenario", "scenarios", "platform", "grid", "points", "repeat", "seeds", "outputs", "slurm"},
+  in.keys(root, {"name", "scenario", "scenarios", "platform", "plugins", "grid", "points", "repeat", "seeds", "outputs",
+                 "slurm"},
           {}, "a sweep");
   Plan plan;
   plan.sweep_file = fs::absolute(file).lexically_normal().string();
@@ -165,6 +166,18 @@ Plan plan_text(const std::string& text, const std::string& file) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
       in.fail(root["name"], "name may hold letters, digits, '-', '_' and '.' only (it names Slurm jobs)");
   if (root["platform"]) plan.platform = in.text(root["platform"], "platform");
+  // Plugin libraries: paths relative to the sweep file, each an existing file.
+  if (const auto pl = root["plugins"]) {
+    if (!pl.IsSequence() || pl.size() == 0)
+      in.fail(pl, "plugins takes a non-empty list of libraries built by `npusim op build`");
+    for (const auto& e : pl) {
+      fs::path p(in.text(e, "a plugin library"));
+      if (p.is_relative()) p = fs::path(plan.sweep_file).parent_path() / p;
+      const std::string path = p.lexically_normal().string();
+      if (!fs::is_regular_file(path)) in.fail(e, fmt::format("plugin library '{}' does not exist", path));
+      plan.plugins.push_back(path);
+    }
+  }
 
   // Scenarios: paths relative to the sweep file; "default" is the embedded scenario.
   std::vector<SweepScenario> scenarios;
@@ -312,6 +325,7 @@ nlohmann::ordered_json Plan::to_json() const {
           {"sweep_file", sweep_file},
           {"npusim", npusim},
           {"platform", platform},
+          {"plugins", plugins},
           {"outputs", {{"trace", trace}, {"vcd", vcd}}},
           {"keys", keys},
           {"has_seed", has_seed},
@@ -330,6 +344,10 @@ Plan Plan::from_json(const nlohmann::json& j, const std::string& file) {
   p.sweep_file = f.string(f.member(j, "", "sweep_file"), "sweep_file");
   p.npusim = f.string(f.member(j, "", "npusim"), "npusim");
   p.platform = f.string(f.member(j, "", "platform"), "platform");
+  if (j.contains("plugins")) {  // (a plan written before plugins were planned has none)
+    const auto& pl = f.list(f.member(j, "", "plugins"), "plugins");
+    for (size_t i = 0; i < pl.size(); ++i) p.plugins.push_back(f.string(pl[i], JsonFields::index("plugins", i)));
+  }
   const auto& outputs = f.member(j, "", "outputs");
   p.trace = f.boolean(f.member(outputs, "outputs", "trace"), "outputs.trace");
   p.vcd = f.boolean(f.member(outputs, "outputs", "vcd"), "outputs.vcd");

@@ -38,11 +38,13 @@ struct Child {
   Clock::time_point start;
 };
 
-// The command line of a point: `npusim run [SCENARIO] [--platform P] --set k=v... --report ...`.
+// The command line of a point: `npusim run [SCENARIO] [--platform P] [--plugin L]... --set k=v...
+// --report ...`.
 std::vector<std::string> point_argv(const Plan& plan, const Point& p, const std::string& pdir) {
   std::vector<std::string> a{plan.npusim, "run"};
   if (p.scenario != "default") a.push_back(p.scenario);
   if (!plan.platform.empty()) a.insert(a.end(), {"--platform", plan.platform});
+  for (const auto& l : plan.plugins) a.insert(a.end(), {"--plugin", l});
   for (const auto& [k, v] : p.sets) a.insert(a.end(), {"--set", k + "=" + v});
   a.insert(a.end(), {"--report", (fs::path(pdir) / kReportFile).string()});
   if (plan.trace) a.insert(a.end(), {"--trace", (fs::path(pdir) / "trace.json").string()});

@@ -10,12 +10,14 @@
 #include <map>
 #include <set>
 
+#include "firmware/torch/runtime.h"
 #include "sim/input/input_error.h"
 #include "sim/input/platform_config.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/run/snitch_run.h"
 #include "sim/tools/sweep.h"
+#include <torchneuron/register.h>
 
 namespace npusim::sim::sweep {
 
@@ -26,11 +28,21 @@ constexpr const char* kDefaultScenario = "default";
 }  // namespace
 
 void validate(const Plan& plan) {
+  // The plugins, loaded as `npusim run --plugin` loads them (their static initialisers probed
+  // in a child first): the ops the points' torch_op scenarios name are looked up among theirs.
+  for (const auto& l : plan.plugins) {
+    try {
+      torchrt::load_plugin(l, false);
+    } catch (const std::exception& e) {
+      throw InputError(plan.sweep_file, 0, l, fmt::format("plugin library: {}", e.what()));
+    }
+  }
   // Each scenario is parsed once; its `set:` applies before the point's overrides.
   struct Parsed {
     bool snitch = false;
     std::string platform;
     std::vector<Setting> set;
+    std::optional<TorchOpSpec> torch_op;
   };
   std::map<std::string, Parsed> parsed;
   auto scenario = [&](const std::string& path) -> const Parsed& {
@@ -48,6 +60,7 @@ void validate(const Plan& plan) {
                                                    : load_scenario_file(path);
       p.platform = sc.platform;
       set = sc.set;
+      p.torch_op = sc.torch_op;
     }
     if (!plan.platform.empty()) p.platform = plan.platform;
     for (const auto& [k, v, at] : set) p.set.push_back(Setting{k, v, at});
@@ -58,6 +71,13 @@ void validate(const Plan& plan) {
   for (const auto& pt : plan.points) {
     const Parsed& sc = scenario(pt.scenario);
     if (!checked.insert({pt.scenario, pt.sets}).second) continue;
+    if (sc.torch_op && ::torch::npusim_op::find_op(sc.torch_op->op) == nullptr) {
+      const Where& at = sc.torch_op->at;
+      throw InputError(at.file, at.line, sc.torch_op->op,
+                       fmt::format("point {} ({}) is rejected: {}", pt.index, fs::path(pt.scenario).filename().string(),
+                                   ::torch::npusim_op::no_op_message(sc.torch_op->op)),
+                       at.column);
+    }
     std::vector<Setting> sets = sc.set;
     for (std::size_t i = 0; i < pt.sets.size(); ++i)
       sets.push_back(Setting{pt.sets[i].first, pt.sets[i].second,

@@ -63,8 +63,8 @@ class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
 
 // Drives the pattern from one SC_THREAD as a loosely-timed initiator with a quantum keeper.
 // Up to `outstanding` requests are in flight: request i is issued when a slot frees (the
-// earliest completion among the requests in flight), not before the rate allows, and not
-// before request i - 1. With an issue width W, at most W requests go out per memory cycle, and
+// earliest completion among the requests in flight), not before the rate allows (the clock
+// edge at or after i / rate cycles), and not before request i - 1. With an issue width W, at most W requests go out per memory cycle, and
 // a request that waited at a full HBM queue holds back the ones behind it until it got in.
 class TrafficGenerator : public sc_core::sc_module {
  public:
@@ -282,6 +282,7 @@ class TrafficGenerator : public sc_core::sc_module {
       cycles_time.push_back(sc_time::from_value(k * clk));
     const uint64_t cycles_n = cycles_time.size();
     uint64_t prev_issue = 0;
+    uint64_t prev_offer_c = 0;  // the cycle the previous request was offered (a trace's issue cycle)
     // Without --rate every issue time is on the clock grid (a completion rounded up, the
     // previous admission, an issue-width edge) and so is the simulation time (the quantum
     // keeper syncs to an admission): the loop then keeps the cycle counts as well (issue_c,
@@ -339,9 +340,11 @@ class TrafficGenerator : public sc_core::sc_module {
       } else {
         if (outstanding != 0 && in_flight.size() >= outstanding)
           issue = std::max(issue, in_flight.pop() * clk);
-        if (rate) {
+        if (rate) {  // on the clock edge at or after i / rate cycles (so a trace written
+                     // from the run holds its exact issue cycles)
           const double at_ps = static_cast<double>(i) / *rate * clk_ps;
-          issue = std::max(issue, static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value()));
+          const uint64_t at = static_cast<uint64_t>(sc_time(at_ps, sc_core::SC_PS).value());
+          issue = std::max(issue, per_clk.ceil(at) * clk);
         }
         if (issue_width != 0) {
           const uint64_t c = std::max(per_clk.ceil(issue),
@@ -356,12 +359,15 @@ class TrafficGenerator : public sc_core::sc_module {
         read = !q.write;
         addr = s_.base + q.offset;
         if (q.size != 0) req_size = q.size;
-        if (q.cycle != 0) {  // not before its cycle
+        // Not before its cycle; in a relative trace, its cycles after the previous request's
+        // issue cycle.
+        if (q.cycle != 0 || s_.trace->relative) {
+          const uint64_t at_c = s_.trace->relative ? prev_offer_c + q.cycle : q.cycle;
           if (on_grid) {
-            issue_c = std::max(issue_c, q.cycle);
+            issue_c = std::max(issue_c, at_c);
             issue = issue_c * clk;
           } else {
-            issue = std::max(issue, q.cycle * clk);
+            issue = std::max(issue, at_c * clk);
           }
           if (issue_width != 0) {  // (the edge rule above, for the moved issue)
             const uint64_t c = std::max(per_clk.ceil(issue), on_edge >= issue_width ? edge + 1 : edge);
@@ -377,8 +383,8 @@ class TrafficGenerator : public sc_core::sc_module {
                (read_ratio > 0.0 && static_cast<double>(next_random() >> 11) * 0x1.0p-53 < read_ratio);
         addr = address(i);
       }
-      if (s_.writer != nullptr)
-        s_.writer->add(addr - s_.base, !read, on_grid ? issue_c : per_clk.ceil(issue), req_size);
+      prev_offer_c = on_grid ? issue_c : per_clk.ceil(issue);
+      if (s_.writer != nullptr) s_.writer->add(addr - s_.base, !read, prev_offer_c, req_size);
       t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
       t.set_address(addr);
       t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -545,8 +551,7 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
     TraceFormat f = TraceFormat::kDramsim3;
     if (out_format) f = *out_format;
     else if (opt.trace.empty() && in_format) f = *in_format;
-    else if (opt.write_trace.size() > 4 && opt.write_trace.compare(opt.write_trace.size() - 4, 4, ".stl") == 0)
-      f = TraceFormat::kStl;
+    else if (const auto by_name = trace_format_of_name(opt.write_trace)) f = *by_name;
     writer = std::make_unique<TraceWriter>(opt.write_trace, f, hbm ? cfg.hbm.burst_bytes() : 64);
   }
   // With an issue width the memory's queues limit what is in flight (0: no other limit).

@@ -1,5 +1,7 @@
 #include "sim/tools/traffic_trace.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -31,6 +33,29 @@ std::optional<uint64_t> hex(const std::string& t) {
   return parse_number(s);
 }
 
+// A write's data in an .stl line: hex digits, with or without 0x, of any length (DRAMSys gives
+// a burst's bytes, two digits each).
+bool hex_data(const std::string& t) {
+  const size_t b = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') ? 2 : 0;
+  if (b == t.size()) return false;
+  for (size_t i = b; i < t.size(); ++i)
+    if (std::isxdigit(static_cast<unsigned char>(t[i])) == 0) return false;
+  return true;
+}
+
+bool decimal(const std::string& t) {
+  for (char c : t)
+    if (c < '0' || c > '9') return false;
+  return !t.empty();
+}
+
+// Ramulator's and Ramulator 2's instruction (CPU) traces: "BUBBLES LOAD_ADDRESS [STORE_ADDRESS]",
+// all decimal. No memory-trace format has a line of decimal numbers only.
+bool instruction_line(const std::vector<std::string>& t) {
+  return (t.size() == 2 || t.size() == 3) && decimal(t[0]) && decimal(t[1]) &&
+         (t.size() == 2 || decimal(t[2]));
+}
+
 [[noreturn]] void fail(const std::string& path, uint32_t line, const std::string& token,
                        const std::string& why) {
   throw TrafficError(InputError(path, static_cast<int>(line), token, why).what());
@@ -42,6 +67,7 @@ std::optional<TraceFormat> shape_of(const std::vector<std::string>& t) {
   if (t[0].back() == ':' || (t.size() >= 2 && t[1] == ":")) return TraceFormat::kStl;
   if (t[0] == "LD" || t[0] == "ST") return TraceFormat::kRamulator2;
   if (t.size() == 2 && (t[1] == "R" || t[1] == "W")) return TraceFormat::kRamulator;
+  if (t.size() == 1 && hex(t[0])) return TraceFormat::kRamulator;  // (an address alone: a read)
   if (t.size() == 3 && hex(t[0])) return TraceFormat::kDramsim3;
   return std::nullopt;
 }
@@ -50,9 +76,10 @@ std::optional<TraceFormat> shape_of(const std::vector<std::string>& t) {
 const char* syntax(TraceFormat f) {
   switch (f) {
     case TraceFormat::kDramsim3: return "'0xADDRESS READ|WRITE CYCLE'";
-    case TraceFormat::kRamulator: return "'0xADDRESS R|W'";
+    case TraceFormat::kRamulator: return "'0xADDRESS [R|W]'";
     case TraceFormat::kRamulator2: return "'LD|ST ADDRESS'";
-    case TraceFormat::kStl: return "'CYCLE: [(LENGTH)] read|write 0xADDRESS [0xDATA]'";
+    case TraceFormat::kStl:
+    case TraceFormat::kRstl: return "'CYCLE: [(LENGTH)] read|write 0xADDRESS [0xDATA]'";
   }
   return "";
 }
@@ -64,6 +91,7 @@ std::optional<TraceFormat> trace_format_named(const std::string& name) {
   if (name == "ramulator") return TraceFormat::kRamulator;
   if (name == "ramulator2") return TraceFormat::kRamulator2;
   if (name == "stl") return TraceFormat::kStl;
+  if (name == "rstl") return TraceFormat::kRstl;
   return std::nullopt;
 }
 
@@ -73,18 +101,33 @@ const char* trace_format_name(TraceFormat f) {
     case TraceFormat::kRamulator: return "ramulator";
     case TraceFormat::kRamulator2: return "ramulator2";
     case TraceFormat::kStl: return "stl";
+    case TraceFormat::kRstl: return "rstl";
   }
   return "?";
 }
 
-const char* trace_format_names() { return "dramsim3, ramulator, ramulator2, stl"; }
+const char* trace_format_names() { return "dramsim3, ramulator, ramulator2, stl, rstl"; }
+
+namespace {
+
+bool ends_with(const std::string& s, const char* tail) {
+  const size_t n = std::strlen(tail);
+  return s.size() > n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+}  // namespace
+
+std::optional<TraceFormat> trace_format_of_name(const std::string& path) {
+  if (ends_with(path, ".stl")) return TraceFormat::kStl;
+  if (ends_with(path, ".rstl")) return TraceFormat::kRstl;
+  return std::nullopt;
+}
 
 Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
                  uint64_t max_requests) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TrafficError(fmt::format("--trace '{}': cannot read: {}", path, std::strerror(errno)));
-  if (!format && path.size() > 4 && path.compare(path.size() - 4, 4, ".stl") == 0)
-    format = TraceFormat::kStl;
+  if (!format) format = trace_format_of_name(path);
   Trace tr;
   std::string line;
   uint32_t n = 0;
@@ -94,6 +137,12 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
     if (line.find('\0') != std::string::npos) fail(path, n, "\\0", "not a text trace (a NUL byte)");
     const auto t = tokens_of(line);
     if (t.empty() || t[0][0] == '#') continue;
+    if (instruction_line(t))
+      fail(path, n, line.substr(0, 80),
+           "an instruction trace line (bubble count, load address[, store address]) of "
+           "Ramulator's or Ramulator 2's processor front end, not a memory request: npusim "
+           "traffic replays memory traces (dramsim3, ramulator, ramulator2 LoadStoreTrace, "
+           "stl, rstl; docs/traces.md)");
     if (!format) {
       format = shape_of(t);
       if (!format)
@@ -125,11 +174,13 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
         r.cycle = c.value_or(0);
         break;
       }
-      case TraceFormat::kRamulator:
-        want(t.size() == 2, line.substr(0, 80), fmt::format("{} fields, not 2", t.size()));
+      case TraceFormat::kRamulator:  // (an address alone is a read, as Ramulator reads it)
+        want(t.size() <= 2, line.substr(0, 80), fmt::format("{} fields, not 1 or 2", t.size()));
         r.offset = address(t[0], false);
-        want(t[1] == "R" || t[1] == "W", t[1], "not R or W");
-        r.write = t[1] == "W";
+        if (t.size() == 2) {
+          want(t[1] == "R" || t[1] == "W", t[1], "not R or W");
+          r.write = t[1] == "W";
+        }
         break;
       case TraceFormat::kRamulator2:
         want(t.size() == 2, line.substr(0, 80), fmt::format("{} fields, not 2", t.size()));
@@ -137,7 +188,8 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
         r.write = t[0] == "ST";
         r.offset = address(t[1], true);
         break;
-      case TraceFormat::kStl: {
+      case TraceFormat::kStl:
+      case TraceFormat::kRstl: {
         // "CYCLE:" (or "CYCLE :"), then "(LENGTH)" or not, the command, the address, data.
         size_t i = 0;
         std::string cyc = t[0];
@@ -164,7 +216,7 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
         r.offset = address(t[i], false);
         ++i;
         want(i + 1 >= t.size(), t.back(), "more than one data field");
-        if (i < t.size()) want(r.write && hex(t[i]).has_value(), t[i], "data must be a hex number on a write");
+        if (i < t.size()) want(r.write && hex_data(t[i]), t[i], "data must be hex digits on a write");
         break;
       }
     }
@@ -175,7 +227,9 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
   if (tr.requests.empty())
     throw TrafficError(fmt::format("--trace '{}': no requests (only empty lines and # comments)", path));
   tr.format = *format;
-  tr.timed = *format == TraceFormat::kDramsim3 || *format == TraceFormat::kStl;
+  tr.timed = *format == TraceFormat::kDramsim3 || *format == TraceFormat::kStl ||
+             *format == TraceFormat::kRstl;
+  tr.relative = *format == TraceFormat::kRstl;
   return tr;
 }
 
@@ -188,6 +242,9 @@ TraceWriter::TraceWriter(const std::string& path, TraceFormat format, uint64_t b
   // format has comments.
   if (format == TraceFormat::kStl)
     std::fputs("# npusim traffic: cycle: [(length)] command address (DRAMSys .stl)\n", f_);
+  if (format == TraceFormat::kRstl)
+    std::fputs("# npusim traffic: cycles after the previous request: [(length)] command address "
+               "(DRAMSys .rstl)\n", f_);
 }
 
 TraceWriter::~TraceWriter() {
@@ -208,6 +265,12 @@ void TraceWriter::add(uint64_t offset, bool write, uint64_t cycle, uint64_t size
       std::fprintf(f_, "%s 0x%llx\n", write ? "ST" : "LD", static_cast<unsigned long long>(offset));
       break;
     case TraceFormat::kStl:
+    case TraceFormat::kRstl:
+      if (format_ == TraceFormat::kRstl) {  // (issue cycles do not go back)
+        const uint64_t c = cycle;
+        cycle = c - std::min(c, prev_cycle_);
+        prev_cycle_ = c;
+      }
       if (size != burst_bytes_)
         std::fprintf(f_, "%llu: (%llu) %s 0x%llx\n", static_cast<unsigned long long>(cycle),
                      static_cast<unsigned long long>(size), write ? "write" : "read",

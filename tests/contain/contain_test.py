@@ -194,6 +194,20 @@ def main():
                         r"segmentation fault \(SIGSEGV\) at address 0x0 \(not mapped\) in "
                         r"hostile_null\(torch::Tensor const&\)\+0x[0-9a-f]+ \(libhostile\.so\)",
                         backtrace=r"^hostile_null\(torch::Tensor const&\)")
+        elif case == "segv_tcm_far":
+            # Far past a tcm_malloc block: named against the TCM and the block, never the host address.
+            kernel_case(**K, op="hostile_tcm_far", kind="kernel crash",
+                        message=r"kernel hostile_tcm_far of op hostile_tcm_far on core 0, last library call tcm_malloc: "
+                        r"segmentation fault \(SIGSEGV\) at TCM address 0x[0-9a-f]+ \(as the kernel's pointer gives it; "
+                        r"[0-9]+ bytes past the end of the core's TCM \[0x[0-9a-f]+, 0x[0-9a-f]+\)\); nearest buffer: the "
+                        r"tcm_malloc block at 0x[0-9a-f]+ of 4096 bytes, [0-9]+ bytes past its end \(offset [0-9]+ of the "
+                        r"block\) \(not mapped\)",
+                        backtrace=r"^hostile_tcm_far\(")
+            with open(os.path.join(work, "report.json")) as f:
+                text = f.read()
+            host = re.findall(r"0x[0-9a-f]{11,}", text)
+            if host:
+                fail(f"the report shows host addresses: {host[:3]}")
         elif case == "segv_after_call":
             kernel_case(**K, op="hostile_null_after_call", kind="kernel crash",
                         message=r"on core 0, last library call tcm_free: segmentation fault \(SIGSEGV\)",
@@ -205,7 +219,8 @@ def main():
                         backtrace=r"^hostile_null_core3\(")
         elif case == "bus":
             kernel_case(**K, op="hostile_bus", kind="kernel crash",
-                        message=r"bus error \(SIGBUS\) at 0x[0-9a-f]+ in hostile_bus\(",
+                        message=r"bus error \(SIGBUS\) at an address outside every buffer of the device \(not a TCM pointer of "
+                        r"this core\) in hostile_bus\(",
                         backtrace=r"hostile_bus\(")
         elif case == "fpe":
             kernel_case(**K, op="hostile_fpe", kind="kernel crash",

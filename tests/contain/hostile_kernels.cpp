@@ -36,6 +36,22 @@ __attribute__((noinline)) int recurse_empty(int n) {
 void throws_in_noexcept() noexcept { throw std::logic_error("from a noexcept function"); }
 }  // namespace
 
+// A raw tcm_malloc pointer read far past its block, where the host has nothing mapped (the
+// first unmapped 16 MiB step from the block, found with msync, which fails on unmapped pages).
+torch::Tensor hostile_tcm_far(const torch::Tensor& t_in) {
+  auto* block = static_cast<char*>(torch::neuron::tcm_malloc(4096));
+  const uintptr_t page = reinterpret_cast<uintptr_t>(block) & ~uintptr_t{4095};
+  for (uintptr_t k = 1; k < 200; ++k) {
+    void* at = reinterpret_cast<void*>(page + k * (uintptr_t{16} << 20));
+    if (msync(at, 4096, MS_ASYNC) != 0) {
+      g_one = *static_cast<volatile int*>(at);
+      break;
+    }
+  }
+  torch::neuron::tcm_free(block);
+  return torch::empty(t_in.sizes(), torch::kFloat);
+}
+
 torch::Tensor hostile_null(const torch::Tensor& t_in) {
   *g_null = 1;
   return t_in;
@@ -142,6 +158,7 @@ torch::Tensor hostile_shape_spins(const torch::Tensor& t) {
 
 NEURON_LIBRARY(npusim_hostile, m) {
   m.def("hostile_null", &hostile_same, "hostile_null");
+  m.def("hostile_tcm_far", &hostile_same, "hostile_tcm_far");
   m.def("hostile_null_after_call", &hostile_same, "hostile_null_after_call");
   m.def("hostile_abort", &hostile_same, "hostile_abort");
   m.def("hostile_exit", &hostile_same, "hostile_exit");

@@ -3,6 +3,8 @@ interpreter goes on, and the next call works."""
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -14,6 +16,19 @@ import support
 
 RELU_TCM = os.path.join(support.KERNELS, "tutorial.cpp")
 SHAPE = os.path.join(support.KERNELS, "tutorial_shape.cpp")
+
+
+class Interpreter(unittest.TestCase):
+    def test_an_interpreter_without_torch_is_named(self):
+        # As a python3 without torch would see it: the import of torch fails.
+        p = subprocess.run([sys.executable, "-c", "import sys; sys.modules['torch'] = None; import npusim"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        last = p.stderr.strip().splitlines()[-1]
+        self.assertTrue(last.startswith("ModuleNotFoundError: npusim needs torch"), p.stderr)
+        self.assertIn("this Python (%s)" % sys.executable, last)
+        self.assertIn("/usr/bin/python3", last)
+        self.assertIn("python3-torch", last)
 
 
 class BuildErrors(unittest.TestCase):

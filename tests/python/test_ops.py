@@ -87,6 +87,18 @@ class TutorialKernels(support.TorchTestCase):
         i = torch.arange(-20, 20, dtype=torch.int32)
         self.assertBitsEqual(torch.ops.tutorial.mul_int(i, -7), i * -7)
 
+    def test_keyword_arguments_by_the_shape_functions_names(self):
+        # clamp_shape(torch::Tensor t_in, double lo, double hi): the schema has its names.
+        x = sample((5, 9), 4)
+        op = [o for o in npusim.registered_ops() if o.qualified == "tutorial.clamp_tcm"][0]
+        self.assertEqual(op.schema, "clamp_tcm(Tensor t_in, float lo, float hi) -> Tensor")
+        want = torch.clamp(x, -0.5, 0.25)
+        self.assertBitsEqual(torch.ops.tutorial.clamp_tcm(x, lo=-0.5, hi=0.25), want)
+        self.assertBitsEqual(torch.ops.tutorial.clamp_tcm(x, hi=0.25, lo=-0.5), want)
+        self.assertBitsEqual(torch.ops.tutorial.clamp_tcm(t_in=x, lo=-0.5, hi=0.25), want)
+        with self.assertRaisesRegex(RuntimeError, "'hi'"):  # torch names the missing one
+            torch.ops.tutorial.clamp_tcm(x, lo=-0.5)
+
     def test_transcendental_within_tolerance(self):
         # GELU (tanh form): the kernel's float formula with the host's tanhf against torch's
         # vectorised one. Where tanh is within an ulp of -1 one rounds to -1 and the other not:

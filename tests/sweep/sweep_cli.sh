@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of `npusim sweep` that run points as processes (no Slurm needed).
-#   sweep_cli.sh NPUSIM CASE     CASE: local | resume | reject | point_collect | interrupt
-#                                      | collect_agrees
+#   sweep_cli.sh NPUSIM CASE [PLUGIN]   CASE: local | resume | reject | point_collect | interrupt
+#                                             | collect_agrees | plugin (PLUGIN: the example plugin)
 set -euo pipefail
 npusim=$1
 case_=$2
@@ -134,6 +134,42 @@ interrupt)
   ! grep -q ',crashed,' "$work/out/results.csv" || fail "points ended by the stop are recorded as crashed"
   "$npusim" sweep "$work/long.yaml" -j 2 -o "$work/out" > /dev/null 2> "$work/stderr" || fail "resume after the stop"
   grep -q "60/60 points (.* ran, $done_ skipped, 0 failed)" "$work/stderr" || fail "resume: $(tail -n 1 "$work/stderr")"
+  ;;
+plugin)
+  # A plugin op swept: the sweep file's plugins (or --plugin) reach validation, every point's
+  # run and the Slurm array's tasks; without them the op is named missing before anything runs.
+  plugin=$3
+  scen=$(cd "$here/../../scenarios" && pwd)/torch_plugin_clamp.yaml
+  printf 'name: clamp\nscenario: %s\ngrid: {hbm.tck_ns: [0.5, 1.0]}\n' "$scen" > "$work/bare.yaml"
+  set +e; "$npusim" sweep "$work/bare.yaml" --dry-run > "$work/stdout" 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] || fail "a plugin op without its plugin: exit $rc, expected 2: $(cat "$work/stdout")"
+  grep -q "torch_plugin_clamp.yaml:[0-9]*:[0-9]*: point 0 (torch_plugin_clamp.yaml) is rejected: no torch op 'clamp_unit_tcm'" "$work/stderr" &&
+    grep -q -- "--plugin" "$work/stderr" || fail "message: $(cat "$work/stderr")"
+  "$npusim" sweep "$work/bare.yaml" --plugin "$plugin" --dry-run > "$work/stdout" || fail "--plugin: the dry run fails"
+  grep -q "sweep clamp: 2 points, all valid" "$work/stdout" || fail "dry run: $(cat "$work/stdout")"
+  cp "$plugin" "$work/libclamp.so"
+  { cat "$work/bare.yaml"; printf 'plugins: [libclamp.so]\n'; } > "$work/with.yaml"
+  "$npusim" sweep "$work/with.yaml" -j 2 -q -o "$work/out" > "$work/stdout" || fail "local sweep: $(cat "$work/stdout")"
+  grep -q "sweep: 2 points: 2 ok, 0 failed" "$work/stdout" || fail "summary: $(cat "$work/stdout")"
+  grep -q -- "--plugin $work/libclamp.so" "$work/out/points/00001/log.txt" 2>/dev/null ||
+    grep -q "libclamp.so" "$work/out/plan.json" || fail "the plan does not name the plugin"
+  # A slower HBM clock: a longer run (the points ran the op, each with its own profile).
+  d1=$(col "$work/out/results.csv" duration 1); d2=$(col "$work/out/results.csv" duration 2)
+  awk -v a="$d1" -v b="$d2" 'BEGIN { exit !(b > a) }' || fail "duration at tCK 1.0 ($d2) not above 0.5's ($d1)"
+  # The Slurm array: its plan carries the plugin; a task runs its point with it.
+  "$npusim" sweep "$work/with.yaml" --emit slurm "$work/s" > /dev/null || fail "--emit slurm"
+  grep -q "libclamp.so" "$work/s/plan.json" || fail "the array's plan has no plugin"
+  SLURM_ARRAY_TASK_ID=1 bash "$work/s/sweep.sbatch" || fail "task 1 failed: $(cat "$work/s/points/00001/log.txt")"
+  grep -q '"status": *"ok"\|"status":"ok"' "$work/s/points/00001/report.json" || fail "task 1's report"
+  # --plugin is for planning only.
+  set +e; "$npusim" sweep --point 0 -o "$work/s" --plugin "$plugin" 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] && grep -q -- "--plugin.*is only for planning" "$work/stderr" || fail "--point --plugin: $(cat "$work/stderr")"
+  set +e; "$npusim" sweep "$work/bare.yaml" --plugin "$work/nope.so" --dry-run 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] && grep -q "nope.so" "$work/stderr" || fail "a missing --plugin: $(cat "$work/stderr")"
+  { cat "$work/bare.yaml"; printf 'plugins: [nope.so]\n'; } > "$work/nope.yaml"
+  set +e; "$npusim" sweep "$work/nope.yaml" --dry-run 2> "$work/stderr"; rc=$?; set -e
+  [ "$rc" = 2 ] && grep -q "nope.yaml:4:[0-9]*: plugin library '$work/nope.so' does not exist" "$work/stderr" ||
+    fail "a missing plugins: entry: $(cat "$work/stderr")"
   ;;
 *) fail "unknown case $case_" ;;
 esac

@@ -14,6 +14,8 @@ torch::Tensor lookup_value(torch::Tensor t) { return torch::exp(t); }
 torch::Tensor lookup_mixed(torch::Tensor a, const torch::Tensor& b, const double& s) {
   return torch::add(torch::mul(a, s), b);
 }
+// The kernel takes a float where its shape function takes a double: the types differ.
+torch::Tensor lookup_float(const torch::Tensor& t, float s) { return torch::mul(t, s); }
 // Two overloads of one name: ambiguous for a one-tensor schema.
 torch::Tensor lookup_ambiguous(torch::Tensor t) { return t; }
 torch::Tensor lookup_ambiguous(const torch::Tensor& t) { return t; }
@@ -75,6 +77,7 @@ static torch::Tensor two_shape(torch::Tensor t1, torch::Tensor) { return torch::
 static torch::Tensor mixed_shape(const torch::Tensor& a, torch::Tensor, double) {
   return torch::empty(a.sizes(), torch::kFloat);
 }
+static torch::Tensor scaled_shape(torch::Tensor a, double) { return torch::empty(a.sizes(), torch::kFloat); }
 
 NEURON_LIBRARY(npusim_api_kernels, m) {
   m.def("lookup_cref", &same_shape, "lookup_cref");
@@ -83,6 +86,7 @@ NEURON_LIBRARY(npusim_api_kernels, m) {
   m.def("lookup_mixed", &mixed_shape, "lookup_mixed");
   m.def("lookup_ambiguous", &same_shape, "lookup_ambiguous");
   m.def("lookup_missing", &same_shape, "no_such_kernel");
+  m.def("lookup_float_vs_double", &scaled_shape, "lookup_float");
   m.def("narrow_sizes", &same_shape, "narrow_sizes");
   m.def("api_more", &same_shape, "api_more");
   m.def("api_bits", &same_shape, "api_bits");

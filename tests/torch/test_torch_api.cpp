@@ -156,6 +156,15 @@ TEST_CASE("torch api: a missing kernel is an error naming the schema and a symbo
                         Catch::Contains("_Z14no_such_kernelN5torch6TensorE"));
 }
 
+TEST_CASE("torch api: a kernel whose parameter types differ from the shape function's is named so") {
+  // lookup_float(const Tensor&, float) exists; the shape function takes (Tensor, double).
+  CHECK_THROWS_WITH(run("lookup_float_vs_double", {input(8)}, {2.0}),
+                    Catch::Contains("the kernel 'lookup_float' is lookup_float(const torch::Tensor&, float)") &&
+                        Catch::Contains("the shape function's schema is (torch::Tensor, double)") &&
+                        Catch::Contains("parameter 2 is float in the kernel and double in the shape function") &&
+                        !Catch::Contains("must be built into the library"));
+}
+
 TEST_CASE("torch api: size_t braced lists, sizes() == and int close() in a simulated kernel") {
   const auto x = input(700);
   const auto r = run("narrow_sizes", {x});

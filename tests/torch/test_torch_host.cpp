@@ -87,6 +87,20 @@ TEST_CASE("torch: host tensors, factories and element-wise ops without a simulat
   CHECK_THROWS_AS((a.accessor<float, 1>()), std::invalid_argument);  // wrong rank
   CHECK_THROWS_AS((a.accessor<int32_t, 2>()), std::invalid_argument);  // wrong dtype
   CHECK_THROWS_AS(acc[2], std::out_of_range);
+  // The message names the dimension the index is of: acc[1][3] on a [2, 3] tensor is dimension 1.
+  auto what = [](auto&& f) {
+    try {
+      f();
+    } catch (const std::out_of_range& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(what([&] { (void)static_cast<float>(acc[1][3]); }).find("index 3 of dimension 1 ") != std::string::npos);
+  CHECK(what([&] { (void)acc[2]; }).find("index 2 of dimension 0 ") != std::string::npos);
+  torch::Tensor c = torch::zeros({2, 3, 4}, torch::kFloat);
+  auto acc3 = c.accessor<float, 3>();
+  CHECK(what([&] { (void)static_cast<float>(acc3[1][2][4]); }).find("index 4 of dimension 2 ") != std::string::npos);
 }
 
 TEST_CASE("torch: the coherence policy gates accessors that may be incoherent") {

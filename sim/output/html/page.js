@@ -179,6 +179,14 @@
     // One run: every heap's counters in one table; two runs: each heap's, A against B.
     if (runs.length === 1 && Object.keys(runs[0].r.heaps || {}).length)
       sideTable(s, Object.keys(runs[0].r.heaps), Object.keys(runs[0].r.heaps).map(function (h) { return runs[0].r.heaps[h]; }));
+    if (runs.some(function (run) {
+      var hs = run.r.heaps || {};
+      return Object.keys(hs).some(function (h) { return hs[h].unused_bytes_firmware !== undefined; });
+    }))
+      el(s, "p", "note", "peak_used and the allocated bytes count each block whole, its header included (a 4 KiB " +
+         "dataram allocation is 4116 bytes). unused_bytes_firmware is the firmware's own _unused_bytes counter, " +
+         "which only grows (its free adds the alignment slack in unsigned arithmetic); unused_bytes_true is the " +
+         "slack the live allocations hold");
     names.forEach(function (h) {
       el(s, "h3", "", "heap " + h);
       var rh = runs.map(function (run) { return (run.r.heaps || {})[h]; });
@@ -345,6 +353,11 @@
       if (cores.length) table(c, Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; }),
         cores.map(function (x) { return Object.keys(cores[0]).filter(function (k) { return typeof cores[0][k] !== "object"; })
           .map(function (k) { return typeof x[k] === "number" ? x[k] : {text: String(x[k])}; }); }), "values");
+      if (cores.length && cores[0].tcm_accesses !== undefined)
+        el(c, "p", "note", "hbm_accesses: standard-accessor element accesses; tcm_accesses: stream-accessor element " +
+           "accesses through their TCM buffer. A kernel's own loads and stores through a tcm_malloc pointer are " +
+           "neither: the kernel-cost pass charges them as tcm_stack cycles, so tcm_accesses can be 0 beside " +
+           "many tcm_stack cycles");
     });
   }
 

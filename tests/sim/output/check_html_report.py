@@ -224,6 +224,14 @@ def main():
         fail("a page of one run shows a comparison's columns (%s)" % ", ".join(sorted(set(compare_heads))))
     if len(runs) == 2 and not compare_heads:
         fail("a comparison of two runs shows no B - A column")
+    # The report fields a reader cannot guess are explained where the page shows them.
+    reps = [json.load(open(rep)) for rep, _ in runs]
+    if any(isinstance(h, dict) and "unused_bytes_firmware" in h for r in reps for h in (r.get("heaps") or {}).values()) \
+            and "count each block whole, its header included" not in dom:
+        fail("the heaps table shows peak_used and unused_bytes_firmware/true without the note that explains them")
+    if any("tcm_accesses" in c for r in reps for c in (r.get("cores") or []) if isinstance(c, dict)) \
+            and "tcm_accesses can be 0" not in dom:
+        fail("the cores table shows tcm_accesses without the note that explains it")
     print("ok: %s: %d charts, rendered in %s ms, %d bytes" % (html, len(charts), attrs.get("data-render-ms"), len(page)))
 
 

@@ -70,25 +70,27 @@ elif check == "per_channel":
         sys.exit("pseudo-channels: %s" % ch[:4])
 elif check == "replay":
     # A generated stream written in each format and replayed under the same limits: the same
-    # requests at the same times, so the same timing and energy. At 0.25 requests a cycle and
-    # replayed without --rate, the timed formats keep the times from their cycles; the others
-    # then issue as fast as the issue width allows.
-    for rate in ([], ["--rate", "0.25"]):
-        gen_args = ["--pattern", "random", "--requests", "3000", "--issue-width", "8",
-                    "--read-ratio", "0.7"] + rate
-        for fmt in ("dramsim3", "stl", "ramulator", "ramulator2"):
-            path = os.path.join(tmp, "replay_%s%s.trace" % (fmt, "_rate" if rate else ""))
+    # requests at the same times, so the same timing and energy. With a rate and replayed without
+    # it, the timed formats keep the times from their cycles (a rate that is not a whole number
+    # of cycles a request too: the run issues on clock edges); the others then issue as fast as
+    # the limits allow.
+    for limits, rate in ((["--issue-width", "8"], []), (["--issue-width", "8"], ["--rate", "0.25"]),
+                         ([], ["--rate", "0.3"])):
+        gen_args = ["--pattern", "random", "--requests", "3000", "--read-ratio", "0.7"] + limits + rate
+        for fmt in ("dramsim3", "stl", "rstl", "ramulator", "ramulator2"):
+            path = os.path.join(tmp, "replay_%s%s%s.%s" % (fmt, "_w" if limits else "", "_" + rate[1] if rate else "",
+                                                          "rstl" if fmt == "rstl" else "trace"))
             gen = run_json(*gen_args, "--write-trace", path, "--write-trace-format", fmt)
             with open(path) as f:
                 lines = [x for x in f.read().splitlines() if x and not x.startswith("#")]
             if len(lines) != 3000:
                 sys.exit("%s: %d lines written" % (fmt, len(lines)))
-            timed = fmt in ("dramsim3", "stl")
-            replays = [("same limits", run_json("--trace", path, "--issue-width", "8", *rate), True)]
+            timed = fmt in ("dramsim3", "stl", "rstl")
+            replays = [("same limits", run_json("--trace", path, *limits, *rate), True)]
             if rate:
-                replays.append(("without --rate", run_json("--trace", path, "--issue-width", "8"), timed))
+                replays.append(("without --rate", run_json("--trace", path, *limits), timed))
             for how, rep, same in replays:
-                what = "%s%s, %s" % (fmt, " at 0.25/cycle" if rate else "", how)
+                what = "%s %s%s, %s" % (fmt, " ".join(limits), " at %s/cycle" % rate[1] if rate else "", how)
                 if rep["requests"] != 3000 or rep["bytes"] != gen["bytes"]:
                     sys.exit("%s: replayed %d requests, %d bytes" % (what, rep["requests"], rep["bytes"]))
                 if same:
@@ -99,6 +101,46 @@ elif check == "replay":
                 elif rep["bandwidth_gbps"] <= 1.5 * gen["bandwidth_gbps"]:
                     sys.exit("%s: %r GB/s, not faster than at the rate (%r)" %
                              (what, rep["bandwidth_gbps"], gen["bandwidth_gbps"]))
+elif check == "samples":
+    # Small traces of the kind each tool ships, replayed as that tool reads them.
+    def write(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    # DRAMSys: an .rstl's cycles count from the previous request: it replays as the .stl with
+    # the running sums, and not as its own numbers read as absolute cycles.
+    gaps = [31, 2, 0, 40, 17, 300, 5, 0, 1, 90]
+    cmds = ["read", "read", "write", "read", "write", "read", "read", "read", "write", "read"]
+    rel, ab, at = [], [], 0
+    for k, (g, c) in enumerate(zip(gaps, cmds)):
+        at += g
+        data = " 0x" + "5a" * 64 if c == "write" else ""
+        rel.append("%d: %s 0x%x%s" % (g, c, 0x400140 + 0x2000 * k, data))
+        ab.append("%d: %s 0x%x%s" % (at, c, 0x400140 + 0x2000 * k, data))
+    r = run_json("--trace", write("s.rstl", "# relative\n" + "\n".join(rel) + "\n"))
+    a = run_json("--trace", write("s.stl", "\n".join(ab) + "\n"))
+    r.pop("pattern"), a.pop("pattern")
+    if r != a:
+        sys.exit(".rstl %s\n!= its .stl %s" % (r, a))
+    as_abs = run_json("--trace", os.path.join(tmp, "s.rstl"), "--trace-format", "stl")
+    if r["elapsed_ns"] <= as_abs["elapsed_ns"]:
+        sys.exit(".rstl: %r ns, its gaps read as absolute cycles %r ns" % (r["elapsed_ns"], as_abs["elapsed_ns"]))
+    # DRAMSys .stl with a burst's write data (64 bytes: 128 hex digits) and a (length).
+    j = run_json("--trace", write("burst.stl", "0: write 0x0 0x" + "0f" * 64 + "\n8: (32) write 0x40 0x" +
+                                  "e1" * 32 + "\n16: read 0x0\n"))
+    if j["requests"] != 3 or j["bytes"] != 64 + 32 + 64 or j["reads"] != 1:
+        sys.exit("burst.stl: %s" % j)
+    # Ramulator: an address alone is a read.
+    j = run_json("--trace", write("addr.trace", "0x12345680\n0x4cbd56c0 W\n0x12345700\n"))
+    if j["requests"] != 3 or j["reads"] != 2:
+        sys.exit("ramulator address-only lines: %s" % j)
+    # Ramulator 2's instruction traces: refused as such.
+    inst = write("inst.trace", "3 10485824\n1 10485888\n6 20971584 20971584\n")
+    p = traffic("--trace", inst, rc=2)
+    if inst + ":1: an instruction trace line" not in p.stderr or "not a memory request" not in p.stderr:
+        sys.exit("message: " + p.stderr)
 elif check == "bad":
     bad = os.path.join(tmp, "bad.trace")
     with open(bad, "w") as f:

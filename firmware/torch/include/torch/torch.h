@@ -270,7 +270,8 @@ class TensorAccessor {
                  std::shared_ptr<detail::StandardAccess> access)
       : t_(t), sizes_(sizes), strides_(strides), base_(base), access_(std::move(access)) {}
   auto operator[](int64_t i) const {
-    if (i < 0 || i >= sizes_[0]) detail::index_out_of_range(*t_, i, 0, sizes_[0]);
+    // (the dimension: how far into the tensor's sizes this accessor's are)
+    if (i < 0 || i >= sizes_[0]) detail::index_out_of_range(*t_, i, sizes_ - detail::sizes_of(*t_), sizes_[0]);
     if constexpr (N == 1) return ElementRef<T, read_only>(t_, base_ + i * strides_[0]);
     else return TensorAccessor<T, N - 1, read_only>(t_, sizes_ + 1, strides_ + 1, base_ + i * strides_[0], access_);
   }

@@ -124,7 +124,11 @@ struct OpDef {
 // without --allow-shadowing, is not registered and is reported by the plugin loader
 // (npusim::torchrt::load_plugin) or check_registry(), naming both places.
 void register_op(OpDef def);
+// By its name, or qualified by its library as Python ("LIB.OP") or C++ ("LIB::OP") names it.
 const OpDef* find_op(const std::string& name);
+// "no torch op 'NAME' (registered: ...)" and what to do: load the plugin that has it, or the
+// library a qualified name gives differs from the op's.
+std::string no_op_message(const std::string& name);
 std::vector<const OpDef*> ops();
 // The symbol and the C++ signature of `kernel` with the schema of `d` passed as `pass`.
 std::string form_symbol(const OpDef& d, const std::vector<uint8_t>& pass);
