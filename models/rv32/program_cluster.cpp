@@ -12,6 +12,7 @@ namespace {
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr size_t kMaxSpansPerHart = 200'000;   // trace spans kept per core (the rest counted)
 constexpr size_t kMaxOutputBytes = 1u << 20;   // printed text kept per core
+constexpr size_t kMaxLines = 100'000;          // printed lines kept per core (summary, output:)
 }  // namespace
 
 void HartRecord::call(uint32_t target, uint64_t cycle) {
@@ -251,7 +252,8 @@ Env::Result ProgramCluster::host(Hart& h, uint32_t offset, uint32_t size, const 
     const char c = static_cast<char>(v & 0xff);
     if (r.output.size() < kMaxOutputBytes) r.output.push_back(c);
     if (c == '\n') {
-      r.lines.emplace_back(h.cycle(), r.line);
+      if (r.lines.size() < kMaxLines) r.lines.emplace_back(h.cycle(), r.line);
+      else ++r.lines_dropped;
       if (on_line_) on_line_(r, h.cycle(), r.line);
       r.line.clear();
     } else if (r.line.size() < 4096) {

@@ -77,6 +77,7 @@ struct HartRecord : CallObserver {
   std::string output;                 // everything printed
   std::vector<std::pair<uint64_t, std::string>> lines;  // (cycle, line) as printed
   std::string line;                   // the line being printed
+  uint64_t lines_dropped = 0;         // lines past the cap (100,000 a core)
   std::string fault_kind, fault_message;  // trap / fault / budget / hung: what and where
   uint32_t fault_pc = 0;
   std::string fault_insn, fault_function;

@@ -432,9 +432,18 @@ void SnitchPrograms::binary_summary(std::ostream& out, const Json& r) const {
                        s["memory"]["tcdm"].get<uint64_t>(), s["memory"]["l3"].get<uint64_t>(),
                        s["bank_conflict"].get<uint64_t>(), s["barrier"].get<uint64_t>(), s["dma_wait"].get<uint64_t>());
   }
+  // What the cores printed, in core order: the first 200 lines (the report has each core's all).
+  constexpr size_t kShownLines = 200;
+  size_t shown = 0, more = 0;
   for (const auto& xp : ctx_)
     if (xp->hart)
-      for (const auto& [cyc, line] : xp->hart->lines) out << fmt::format("  [{}] {}\n", xp->name, line);
+      for (const auto& [cyc, line] : xp->hart->lines) {
+        if (shown++ < kShownLines) out << fmt::format("  [{}] {}\n", xp->name, line);
+        else ++more;
+      }
+  for (const auto& xp : ctx_)
+    if (xp->hart) more += xp->hart->lines_dropped;
+  if (more) out << fmt::format("  ... {} more printed lines (the report's program.output of each core)\n", more);
   for (const auto& xp : ctx_)
     if (xp->hart && !xp->hart->fault_kind.empty())
       out << fmt::format("  {}: {}\n", xp->hart->end == rv::HartEnd::kTrap ? "TRAP" : "FAULT", xp->hart->fault_message);

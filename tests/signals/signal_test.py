@@ -12,6 +12,7 @@ code, the "interrupted" marker, that trace and report parse as JSON and the VCD 
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -189,6 +190,27 @@ def main():
             r = check_run(work, signal.SIGINT, "SIGINT")
             if (r["outcome"].get("fault") or {}).get("kind") != "interrupted":
                 fail(f"fault {r['outcome'].get('fault')}")
+        elif case == "program_int":
+            # An RV32 program that never ends (`j .` on one core): Ctrl-C ends it between quanta.
+            code = struct.pack("<I", 0x0000006F)
+            ehdr = b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack(
+                "<HHIIIIIHHHHHH", 2, 243, 1, 0x80000000, 52, 0, 0x4, 52, 32, 1, 0, 0, 0)
+            phdr = struct.pack("<IIIIIIII", 1, 84, 0x80000000, 0x80000000, len(code), len(code), 5, 4)
+            with open(os.path.join(work, "spin.elf"), "wb") as f:
+                f.write(ehdr + phdr + code)
+            path = os.path.join(work, "long.yaml")
+            with open(path, "w") as f:
+                f.write("name: spin\nplatform: snitch-cluster\n"
+                        "binary: {elf: spin.elf, on: c0_core0, max_cycles: 1000000000000}\n")
+            p = start([npusim, "run", path, "--trace", "trace.json", "--vcd", "waves.vcd",
+                       "--report", "report.json"], work)
+            time.sleep(1.5)
+            p.send_signal(signal.SIGINT)
+            finish(p, 130)
+            r = check_run(work, signal.SIGINT, "SIGINT")
+            ends = {c["program"]["end"] for c in r["cores"] if c.get("program")}
+            if ends != {"interrupted"} or r["metrics"]["instructions"] < 1000:
+                fail(f"program ends {ends}, {r['metrics']['instructions']} instructions")
         elif case == "snitch_stream":
             r = run_case(npusim, SNITCH_LONG_STREAM, signal.SIGINT, work)
             if r["metrics"]["core_accesses"] >= 9 * 2 * 100000000:
