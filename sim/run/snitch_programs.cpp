@@ -200,24 +200,17 @@ bool is_snitch_scenario(const std::string& path, const std::string& platform_ove
 
 std::vector<Expectation> SnitchPrograms::expectations_of(const Scenario& sc) {
   std::vector<Expectation> e = sc.expect;
-  if (!sc.output.empty()) {
+  auto none_of = [&e](const char* key, const Where& at) {  // KEY == 0, placed where it was asked
     Expectation m;
-    m.key = "output.missing";
+    m.key = key;
     m.op = "==";
     m.value = 0;
     m.text = "== 0";
-    m.at = sc.output.front().second;
+    m.at = at;
     e.push_back(m);
-  }
-  if (!sc.memory.empty()) {
-    Expectation m;
-    m.key = "memory.mismatches";
-    m.op = "==";
-    m.value = 0;
-    m.text = "== 0";
-    m.at = sc.memory.front().where;
-    e.push_back(m);
-  }
+  };
+  if (!sc.output.empty()) none_of("output.missing", sc.output.front().second);
+  if (!sc.memory.empty()) none_of("memory.mismatches", sc.memory.front().where);
   return e;
 }
 
