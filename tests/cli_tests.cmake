@@ -84,3 +84,20 @@ add_test(NAME cli.run_no_progress_on_a_pipe
          COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|run" -DRC=0 "-DREGEX=result: PASS"
                  "-DNOT_REGEX=steps, simulated" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+
+# Inputs of the newest surfaces given in hostile forms: an empty --trace is not "no trace";
+# a FIFO as a kernel source is refused at once (the compiler would block on it).
+add_test(NAME cli.traffic_trace_empty_name
+         COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|\"$0\" traffic --trace '' --requests 10|$<TARGET_FILE:npusim>" -DRC=2
+                 "-DREGEX=^npusim: error: --trace: needs a file name, not an empty string" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.traffic_write_trace_empty_name
+         COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|\"$0\" traffic --write-trace '' --requests 10|$<TARGET_FILE:npusim>" -DRC=2
+                 "-DREGEX=^npusim: error: --write-trace: needs a file name" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.op_build_fifo_source
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=sh|-c|d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && mkfifo \"$d/k.cpp\" && \"$0\" op build --name x --compute \"$d/k.cpp\" --shape \"$d/k.cpp\" -o \"$d/libx.so\"|$<TARGET_FILE:npusim>"
+                 -DRC=2 "-DREGEX=npusim: error: op build: --compute: is not a regular file .a FIFO or a device.: a source must be a file"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -156,14 +156,33 @@ std::vector<std::string> check_library(const std::string& file, const std::strin
   return lines;
 }
 
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int op_build(const OpBuildArgs& a) {
   check_name(a.name);
   for (const auto* list : {&a.compute, &a.shape})
     for (const auto& f : *list)
-      if (const std::string why = input_file_problem(f); !why.empty())
+      if (std::string why = input_file_problem(f); !why.empty() || !is_regular_file(f)) {
+        // (A FIFO or a device would block the compiler or feed it without end.)
+        if (why.empty()) why = "is not a regular file (a FIFO or a device): a source must be a file";
         throw BuildError(2, fmt::format("{}: {} (at '{}')", list == &a.compute ? "--compute" : "--shape", why, f));
+      }
   const std::string inc = include_dir();
   const std::string out = a.output.empty() ? "lib" + a.name + ".so" : a.output;
+  // The library replacing one of its own sources would destroy it.
+  {
+    std::vector<OutputPath> inputs;
+    for (const auto& f : a.compute) inputs.push_back({"--compute", f, {}});
+    for (const auto& f : a.shape) inputs.push_back({"--shape", f, {}});
+    try {
+      check_outputs_not_inputs({{a.output.empty() ? "op build" : "-o", out, {}}}, inputs);
+    } catch (const InputError& e) {
+      throw BuildError(2, e.what());
+    }
+  }
   const auto slash = out.rfind('/');
   if (slash != std::string::npos && slash > 0 && !is_dir(out.substr(0, slash)))
     throw BuildError(2, fmt::format("-o {}: the directory {} does not exist", out, out.substr(0, slash)));
