@@ -201,6 +201,10 @@ int op_build(const OpBuildArgs& a) {
   const bool annotated = base_name(cxx) == base_name(NPUSIM_KERNEL_CXX);
   std::vector<std::string> argv = {cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-I" + inc};
   if (annotated) argv.push_back("-fpass-plugin=" + cost_pass());
+  // A frame larger than a page (megabytes of locals) touches its pages in order as it grows,
+  // so that it meets the guard below the core thread's stack instead of stepping over it into
+  // another mapping: a `host stack overflow` fault, not a crash or another core's memory.
+  if (annotated) argv.push_back("-fstack-clash-protection");
   if (a.multicore) argv.push_back("-DNPUSIM_MULTICORE=1");
   for (const auto& f : a.extra_cflags) argv.push_back(f);
   for (const auto& f : a.compute) argv.push_back(f);
