@@ -101,3 +101,10 @@ add_test(NAME cli.op_build_fifo_source
                  -DRC=2 "-DREGEX=npusim: error: op build: --compute: is not a regular file .a FIFO or a device.: a source must be a file"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# A sweep point whose report was cut short: --collect says which point and why (exit 1).
+add_test(NAME cli.sweep_collect_cut_report
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=sh|-c|d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && printf 'name: s\\nscenario: default\\ngrid:\\n  dma.channels: [1]\\n' > \"$d/s.yaml\" && \"$0\" sweep \"$d/s.yaml\" -o \"$d/out\" -q > /dev/null && head -c 300 \"$d/out/points/00000/report.json\" > \"$d/r\" && mv \"$d/r\" \"$d/out/points/00000/report.json\" && \"$0\" sweep --collect \"$d/out\"|$<TARGET_FILE:npusim>"
+                 -DRC=1 "-DREGEX=1 failed.*npusim: sweep: point 0 .failed.: its report .*points/00000/report.json is not a complete npusim report .cut short or damaged."
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
