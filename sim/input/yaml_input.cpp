@@ -117,8 +117,13 @@ void YamlInput::header(const YAML::Node& root, ScenarioHead& h) const {
   }
   if (const auto set = root["set"]) {
     if (!set.IsMap()) fail(set, "set takes a map of section.key: value");
-    for (const auto& kv : set)
+    for (const auto& kv : set) {
+      // (A key without its value is not "the default": it names the key.)
+      if (!kv.second.IsScalar())
+        fail(kv.first, fmt::format("set: {} takes one value{}", kv.first.as<std::string>(),
+                                   kv.second.IsNull() ? ", and has none" : ", not a list or a map"));
       h.set.emplace_back(kv.first.as<std::string>(), str(kv.second, "value"), at(kv.first));
+    }
   }
 }
 
