@@ -95,6 +95,7 @@ class TrafficGenerator : public sc_core::sc_module {
   uint64_t bytes = 0, completed = 0;  // bytes and requests completed
   sc_time first_issue = sc_core::SC_ZERO_TIME, last_done = sc_core::SC_ZERO_TIME;
   std::string error;
+  uint64_t failed_request = UINT64_MAX;  // the general loop's request that failed (a trace's line)
 
  private:
   uint64_t next_random() {  // xorshift64*: fast and fully specified (same numbers everywhere)
@@ -395,6 +396,7 @@ class TrafficGenerator : public sc_core::sc_module {
       if (!t.is_response_ok()) {
         error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
                             read ? "read" : "write", req_size, addr, t.get_response_string());
+        failed_request = i;
         finish();
         return;
       }
@@ -625,6 +627,8 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   progress.update(gen.completed, static_cast<double>(gen.last_done.value()) / 1e3);
   progress.finish();
   // A failed request: no trace is written (the writer's destructor removes its file).
+  if (!gen.error.empty() && trace && gen.failed_request < trace->lines.size())
+    throw TrafficError(fmt::format("{}:{}: {}", opt.trace, trace->lines[gen.failed_request], gen.error));
   if (!gen.error.empty()) throw TrafficError(gen.error);
   if (writer) writer->close();  // (what was issued, also when a signal stopped the run)
 
