@@ -71,6 +71,10 @@ inline constexpr uint64_t DEFAULT_HBM_WINDOW_BASE = 0x8000'0000ull;  // neuron_l
 inline constexpr uint64_t DEFAULT_HBM_WINDOW_SIZE = 64ull << 20;     // assumption: 64 MiB
 inline constexpr uint64_t DEFAULT_HBM_WINDOW_TARGET = 0x1'0000'0000ull;  // hbm_scratch
 inline constexpr double DEFAULT_STATS_WINDOW_NS = 1000.0;
+// The range of stats_window_ns (docs/memory-config.md): a window's cycle count and the series'
+// arithmetic stay within 64 bits, and a window is at least the 1 ps time resolution.
+inline constexpr double kMinStatsWindowNs = 0.001, kMaxStatsWindowNs = 1e9;
+inline constexpr const char* kStatsWindowRange = "must be in [0.001, 1e9] ns (1 ps to 1 s)";
 // HBM supply voltage (V) and currents (mA) per unit, for the energy (models/hbm_energy.h):
 // DRAMsim3's configs/HBM2_8Gb_x128.ini, section [power] (github.com/umd-memsys/DRAMsim3).
 inline constexpr double DEFAULT_HBM_VDD = 1.2;

@@ -294,8 +294,8 @@ void validate_hbm(const HbmConfig& c, const Sources& s) {
              fmt::format("the window [target, target + window_size) must lie inside the HBM "
                          "[{:#x}, {:#x})", c.base, end));
   }
-  if (!(c.stats_window_ns > 0.0))
-    s.fail("hbm.stats_window_ns", fmt::format("{}", c.stats_window_ns), "must be > 0");
+  if (!(c.stats_window_ns >= kMinStatsWindowNs && c.stats_window_ns <= kMaxStatsWindowNs))
+    s.fail("hbm.stats_window_ns", fmt::format("{}", c.stats_window_ns), kStatsWindowRange);
   // Energy: every per-event figure of models/hbm_energy.h must be >= 0.
   auto current = [&](const char* key, double v) {
     if (!(v >= 0.0 && v <= 1e6))

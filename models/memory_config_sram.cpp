@@ -53,8 +53,8 @@ void validate_sram(const SramConfig& c, const std::string& sec, const Sources& s
     s.fail(sec + ".latency_cycles", std::to_string(c.latency_cycles), "too large");
   if (c.bank_conflict_cycles > kMaxTiming)
     s.fail(sec + ".bank_conflict_cycles", std::to_string(c.bank_conflict_cycles), "too large");
-  if (!(c.stats_window_ns > 0.0))
-    s.fail(sec + ".stats_window_ns", fmt::format("{}", c.stats_window_ns), "must be > 0");
+  if (!(c.stats_window_ns >= kMinStatsWindowNs && c.stats_window_ns <= kMaxStatsWindowNs))
+    s.fail(sec + ".stats_window_ns", fmt::format("{}", c.stats_window_ns), kStatsWindowRange);
   if (!(c.pj_per_byte >= 0.0 && c.pj_per_byte <= 1e9))
     s.fail(sec + ".pj_per_byte", fmt::format("{}", c.pj_per_byte), "must be an energy in pJ in [0, 1e9]");
 }

@@ -84,3 +84,27 @@ add_test(NAME cli.run_no_progress_on_a_pipe
          COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:npusim>|run" -DRC=0 "-DREGEX=result: PASS"
                  "-DNOT_REGEX=steps, simulated" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+
+# Inputs of the newest surfaces given in hostile forms: an empty --trace is not "no trace";
+# a FIFO as a kernel source is refused at once (the compiler would block on it).
+add_test(NAME cli.traffic_trace_empty_name
+         COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|\"$0\" traffic --trace '' --requests 10|$<TARGET_FILE:npusim>" -DRC=2
+                 "-DREGEX=^npusim: error: --trace: needs a file name, not an empty string" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.traffic_write_trace_empty_name
+         COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|\"$0\" traffic --write-trace '' --requests 10|$<TARGET_FILE:npusim>" -DRC=2
+                 "-DREGEX=^npusim: error: --write-trace: needs a file name" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli.op_build_fifo_source
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=sh|-c|d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && mkfifo \"$d/k.cpp\" && \"$0\" op build --name x --compute \"$d/k.cpp\" --shape \"$d/k.cpp\" -o \"$d/libx.so\"|$<TARGET_FILE:npusim>"
+                 -DRC=2 "-DREGEX=npusim: error: op build: --compute: is not a regular file .a FIFO or a device.: a source must be a file"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# A sweep point whose report was cut short: --collect says which point and why (exit 1).
+add_test(NAME cli.sweep_collect_cut_report
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=sh|-c|d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && printf 'name: s\\nscenario: default\\ngrid:\\n  dma.channels: [1]\\n' > \"$d/s.yaml\" && \"$0\" sweep \"$d/s.yaml\" -o \"$d/out\" -q > /dev/null && head -c 300 \"$d/out/points/00000/report.json\" > \"$d/r\" && mv \"$d/r\" \"$d/out/points/00000/report.json\" && \"$0\" sweep --collect \"$d/out\"|$<TARGET_FILE:npusim>"
+                 -DRC=1 "-DREGEX=1 failed.*npusim: sweep: point 0 .failed.: its report .*points/00000/report.json is not a complete npusim report .cut short or damaged."
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

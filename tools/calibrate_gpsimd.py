@@ -12,6 +12,7 @@ Run from the repository's top directory.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -20,6 +21,19 @@ SIZES = ([32, 4096], [32, 2048])  # the MLP's two ReLUs: after fc1 (4096) and fc
 PUBLISHED_IT_S = {"standard": 8.098649744235592, "tcm": 220.73800131604054, "multicore": 269.936119707143}
 TOLERANCE = {"standard - tcm": 0.15, "tcm - multicore": 0.20}
 BEGIN, END = "<!-- calibration table: begin -->", "<!-- calibration table: end -->"
+
+
+def fail(message, code=2):
+    """Ends with one line naming what is wrong (exit 2: a bad argument or an unusable program)."""
+    print("calibrate_gpsimd.py: error: " + message, file=sys.stderr)
+    sys.exit(code)
+
+
+def start(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        fail("NPUSIM %s: cannot be run: %s" % (cmd[0], e.strerror or e))
 
 
 def ms_per_iteration(kind):
@@ -32,7 +46,7 @@ def build(npusim, work, kind):
            "--shape", "scenarios/kernels/tutorial/shape.cpp", "-o", lib]
     if kind == "multicore":
         cmd.append("--multicore")
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = start(cmd)
     if p.returncode != 0:
         sys.exit("%s: exit code %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout, p.stderr))
     return lib
@@ -52,20 +66,26 @@ def run(npusim, work, kind, lib, size, sets):
     cmd = [npusim, "run", "--plugin", lib, scenario, "--report", report]
     for s in sets:
         cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = start(cmd)
     if p.returncode != 0:
         sys.exit("%s: exit code %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout, p.stderr))
-    with open(report) as f:
-        rep = json.load(f)
-    if not rep["op"]["kernel_code"]["timed"]:
+    try:
+        with open(report) as f:
+            rep = json.load(f)
+        timed = rep["op"]["kernel_code"]["timed"]
+        duration = float(rep["duration_ns"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail("NPUSIM %s: its report %s is not a torch-op report of npusim run (%s: %s): is it npusim?"
+             % (npusim, report, type(e).__name__, e))
+    if not timed:
         sys.exit("%s: the kernel's own code was not timed" % lib)
-    return rep["duration_ns"] / 1e6
+    return duration / 1e6
 
 
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
-        sys.exit(__doc__)
+        fail("NPUSIM and WORKDIR are required\n" + __doc__)
     npusim, work = args[0], args[1]
     sets, check, doc = [], False, None
     rest = args[2:]
@@ -78,8 +98,19 @@ def main():
         elif a == "--doc" and rest:
             doc = rest.pop(0)
         else:
-            sys.exit("unknown argument %s\n%s" % (a, __doc__))
-    os.makedirs(work, exist_ok=True)
+            fail("unknown argument or missing value: %s\n%s" % (a, __doc__))
+    if os.sep not in npusim and shutil.which(npusim):  # a name on PATH, as subprocess finds it
+        npusim = shutil.which(npusim)
+    if not (os.path.isfile(npusim) and os.access(npusim, os.X_OK)):
+        fail("NPUSIM %s: %s" % (npusim, "not an executable file" if os.path.exists(npusim) else "no such file"))
+    if doc is not None and not os.path.isfile(doc):
+        fail("--doc %s: %s" % (doc, "not a file" if os.path.exists(doc) else "no such file"))
+    try:
+        os.makedirs(work, exist_ok=True)
+    except OSError as e:
+        fail("WORKDIR %s: cannot be made: %s" % (work, e.strerror or e))
+    if not os.access(work, os.W_OK | os.X_OK):
+        fail("WORKDIR %s: not writable" % work)
     sim = {}
     for kind in ("standard", "tcm", "multicore"):
         lib = build(npusim, work, kind)
@@ -116,8 +147,11 @@ def main():
         print("FAILED: outside the tolerance: %s" % (", ".join(failed) if failed else "the ordering"))
         status = 1
     if doc:
-        with open(doc) as f:
-            text = f.read()
+        try:
+            with open(doc, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError as e:
+            fail("--doc %s: cannot be read: %s" % (doc, e.strerror or e))
         if BEGIN not in text or END not in text:
             print("FAILED: %s has no calibration table markers" % doc)
             status = 1

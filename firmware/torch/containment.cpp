@@ -50,6 +50,9 @@ namespace {
 
 constexpr int kMaxFrames = 64;
 constexpr size_t kOwnGuard = 64 * 1024;      // our guard below a coroutine's stack (SystemC's is one page)
+// Address space reserved (PROT_NONE, nothing committed) below a coroutine's stack: the largest
+// that is free, from 1 GiB (gpsimd.host_stack_bytes's own maximum) down to 16 MiB.
+constexpr size_t kBelowReserve[] = {size_t{1} << 30, size_t{256} << 20, size_t{64} << 20, size_t{16} << 20};
 constexpr size_t kAltStackBytes = 256 * 1024;
 constexpr long kTickNs = 100'000'000;        // the watchdog's period
 constexpr uint64_t kGraceNs = 250'000'000;   // a stop or a spent budget the kernel has not answered by then
@@ -62,6 +65,9 @@ struct Slot {
   uintptr_t lo = 0, hi = 0;   // the coroutine's stack mapping [lo, hi), SystemC's guard page included
   uintptr_t usable = 0;       // the lowest byte frames may use (above the guards)
   uintptr_t own_guard = 0;    // [own_guard, own_guard + kOwnGuard) PROT_NONE; 0: none
+  // [below, lo): an inaccessible reservation below the stack, so that a frame larger than the
+  // guards (megabytes of locals) faults there instead of writing into another mapping; 0: none.
+  uintptr_t below = 0;
   sigjmp_buf env;
   // Written by the handler that takes the call back: plain values only.
   Escape::Cause cause = Escape::kNone;
@@ -136,7 +142,8 @@ Slot* slot_for(uintptr_t sp) {
     Slot& s = g_slots[i];
     if (!s.in_kernel || s.hi == 0) continue;
     if (sp >= s.lo && sp < s.hi) return &s;
-    if (sp < s.lo && s.lo - sp < (1u << 20) && (below == nullptr || s.lo < below->lo)) below = &s;
+    const uintptr_t reach = (s.below != 0 ? s.lo - s.below : 0) + (1u << 20);
+    if (sp < s.lo && s.lo - sp < reach && (below == nullptr || s.lo < below->lo)) below = &s;
   }
   if (below != nullptr) return below;
   if (g_host.in_kernel) return &g_host;
@@ -293,6 +300,19 @@ void find_bounds(Slot& s) {
     s.own_guard = s.usable;
     s.usable += kOwnGuard;
   }
+  // Below the stack: a reservation where nothing else is mapped, as large as is free.
+#ifdef MAP_FIXED_NOREPLACE
+  for (const size_t n : kBelowReserve) {
+    if (s.lo < n + page) continue;
+    void* want = reinterpret_cast<void*>(s.lo - n);
+    void* got = mmap(want, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want) {
+      s.below = s.lo - n;
+      break;
+    }
+    if (got != MAP_FAILED) munmap(got, n);  // (a kernel without MAP_FIXED_NOREPLACE: elsewhere)
+  }
+#endif
 }
 
 // After the landing: AddressSanitizer's view of the stack we are on (the handler ran on the
@@ -481,7 +501,8 @@ Escape describe(Slot& s) {
   if (s.cause == Escape::kSignal) {
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     const uintptr_t guard_top = s.own_guard ? s.own_guard + kOwnGuard : s.lo + page;
-    const bool addr_in_guard = s.addr + (1u << 20) >= s.lo && s.addr < guard_top;
+    const uintptr_t reach = (s.below != 0 ? s.lo - s.below : 0) + (1u << 20);
+    const bool addr_in_guard = s.addr + reach >= s.lo && s.addr < guard_top;
     e.stack_overflow = !s.any_sp && (s.signo == SIGSEGV || s.signo == SIGBUS) && s.hi != 0 &&
                        (addr_in_guard || s.sp < guard_top);
     if (s.signo == SIGABRT && g_terminated) {
@@ -595,9 +616,11 @@ Containment::~Containment() {
     munmap(g_altstack, kAltStackBytes);
     g_altstack = nullptr;
   }
-  for (size_t i = 0; i < g_nslots; ++i)
+  for (size_t i = 0; i < g_nslots; ++i) {
     if (g_slots[i].own_guard != 0)
       mprotect(reinterpret_cast<void*>(g_slots[i].own_guard), kOwnGuard, PROT_READ | PROT_WRITE);
+    if (g_slots[i].below != 0) munmap(reinterpret_cast<void*>(g_slots[i].below), g_slots[i].lo - g_slots[i].below);
+  }
   g_slots.reset();
   g_nslots = 0;
   g_host = Slot{};

@@ -27,12 +27,24 @@ def main(argv):
         print(USAGE, file=sys.stderr)
         return 2
     script = argv[1]
-    if not os.path.isfile(script):
+    # As `python3 SCRIPT` does: a file, or a folder (or zip file) with a __main__.py.
+    if os.path.isdir(script):
+        if not os.path.isfile(os.path.join(script, "__main__.py")):
+            print(f"npusim: error: run {script}: a folder without a __main__.py (python3 runs a folder "
+                  "by its __main__.py)", file=sys.stderr)
+            return 2
+    elif not os.path.exists(script):
         print(f"npusim: error: run {script}: no such file", file=sys.stderr)
         return 2
+    elif not os.path.isfile(script):
+        print(f"npusim: error: run {script}: not a regular file (a script, or a folder with a __main__.py)",
+              file=sys.stderr)
+        return 2
     sys.argv = [script] + argv[2:]
-    # As `python3 SCRIPT` does: the script's folder first on the path; the stand-ins next.
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    # As `python3 SCRIPT` does: the script's folder (a folder: itself) first on the path; the
+    # stand-ins next.
+    sys.path[0] = (os.path.abspath(script) if os.path.isdir(script)
+                   else os.path.dirname(os.path.abspath(script)))
     sys.path.insert(1, standins_dir())
     from ._results import record
     with record() as runs:

@@ -9,13 +9,12 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import threading
 
 import torch
 
 from . import _process
-from ._config import settings, lock as settings_lock, executable
+from ._config import settings, lock as settings_lock, executable, make_folder
 from ._errors import DeviceFault, InputError, NpusimError, SimulatorError, TensorArgumentError
 from ._results import RunInfo, set_last_run
 
@@ -112,7 +111,7 @@ def call(op, args):
     paths = (_expand(report_pat, op, n), _expand(trace_pat, op, n), _expand(html_pat, op, n))
     sets = dict(op.overrides)
     sets.update(overrides)
-    folder = tempfile.mkdtemp(prefix="npusim-call-", dir=tmpdir)
+    folder = make_folder("npusim-call-", tmpdir)
     try:
         return _run(op, tensors, scalars, folder, paths, platform or op.platform, sets, kernel_output)
     finally:

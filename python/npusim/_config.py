@@ -40,7 +40,8 @@ def configure(*, report=_UNSET, trace=_UNSET, html=_UNSET, platform=_UNSET, over
     executable: the npusim program to run.
     kernel_output: print what kernels print (printf) on sys.stdout after each call (default
         True); it is in ``last_run().kernel_output`` either way.
-    tmpdir: where each call's temporary folder is made (default: the system's temp dir).
+    tmpdir: an existing, writable folder where each call's temporary folder is made (default:
+        the system's temp dir); another value is an InputError.
 
     Arguments not given keep their value."""
     with lock:
@@ -59,7 +60,7 @@ def configure(*, report=_UNSET, trace=_UNSET, html=_UNSET, platform=_UNSET, over
         if kernel_output is not _UNSET:
             settings.kernel_output = bool(kernel_output)
         if tmpdir is not _UNSET:
-            settings.tmpdir = None if tmpdir is None else os.fspath(tmpdir)
+            settings.tmpdir = None if tmpdir is None else _folder(tmpdir, "tmpdir")
 
 
 def _path_or_none(value, name):
@@ -69,6 +70,34 @@ def _path_or_none(value, name):
         return os.fspath(value)
     except TypeError:
         raise TypeError(f"configure({name}=...): a path or None, not {type(value).__name__}") from None
+
+
+def _folder(value, name):
+    """A folder npusim makes its per-call folders in: it must exist and be writable."""
+    path = _path_or_none(value, name)
+    from ._errors import InputError
+    if not os.path.exists(path):
+        raise InputError(f"configure({name}=...): the folder {path} does not exist")
+    if not os.path.isdir(path):
+        raise InputError(f"configure({name}=...): {path} is not a folder")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"configure({name}=...): the folder {path} is not writable")
+    return path
+
+
+def make_folder(prefix, tmpdir=_UNSET):
+    """A fresh folder for one call in `tmpdir` (default: configure(tmpdir=...), else the
+    system's temp dir); an InputError naming the folder when it cannot be made."""
+    import tempfile
+    from ._errors import InputError
+    if tmpdir is _UNSET:
+        tmpdir = settings.tmpdir
+    try:
+        return tempfile.mkdtemp(prefix=prefix, dir=tmpdir)
+    except OSError as e:
+        where = (f"configure(tmpdir=...): the folder {tmpdir}" if tmpdir
+                 else f"the temporary folder {tempfile.gettempdir()}")
+        raise InputError(f"{where}: cannot make a folder in it: {e.strerror or e}") from None
 
 
 def check_overrides(overrides, where):

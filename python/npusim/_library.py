@@ -7,13 +7,12 @@ import keyword
 import os
 import re
 import shutil
-import tempfile
 import threading
 
 import torch
 
 from . import _process
-from ._config import check_overrides, executable, settings
+from ._config import check_overrides, executable, make_folder, settings
 from ._errors import InputError, NpusimError
 
 # C++ parameter types of a schema (npusim op list) -> torch schema types.
@@ -123,7 +122,7 @@ def find(qualified):
 
 def list_library(path):
     """The ops of a library file, as `npusim op list --json --plugin PATH` gives them."""
-    folder = tempfile.mkdtemp(prefix="npusim-list-", dir=settings.tmpdir)
+    folder = make_folder("npusim-list-")
     try:
         done = _process.run([executable(), "op", "list", "--json", "--plugin", path], folder)
     finally:
@@ -152,6 +151,9 @@ def load_library(path, *, platform=DEFAULT_PLATFORM, overrides=None):
     the new file; an op whose schema changed cannot be registered again in the same process
     (torch keeps an op's schema for the life of the process)."""
     path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"load_library: {path} is a folder, not a library file (lib<name>.so from "
+                         "npusim op build)")
     overrides = check_overrides(overrides, "load_library(overrides=...)")
     listed = list_library(path)
     ops = [Op(j, path, platform, overrides) for j in listed]

@@ -9,10 +9,9 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 
 from . import _process
-from ._config import executable, settings
+from ._config import executable, make_folder
 from ._errors import BuildError, InputError, NpusimError
 from ._library import DEFAULT_PLATFORM, load_library
 
@@ -41,6 +40,22 @@ def _paths(value, what):
     if not out:
         raise InputError(f"custom_op.load({what}=...): no source file given")
     return out
+
+
+def _flags(extra_cflags):
+    """extra_cflags as a list of strings: a single string would be split into its characters."""
+    if extra_cflags is None:
+        return []
+    bad = isinstance(extra_cflags, (str, bytes, os.PathLike))
+    if not bad:
+        try:
+            flags = list(extra_cflags)
+        except TypeError:
+            bad = True
+    if bad or not all(isinstance(f, str) for f in flags):
+        raise TypeError("custom_op.load(extra_cflags=...): a list of strings, one flag each "
+                        f"(e.g. [\"-DSTACK_SIZE=20000\"]), not {extra_cflags!r}")
+    return flags
 
 
 _COMPILER_ERROR = re.compile(r"(^|:\s)(fatal )?error:")
@@ -75,20 +90,21 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False, 
         raise TypeError("custom_op.load(name=...): a string, the library's name")
     compute = _paths(compute_srcs, "compute_srcs")
     shape = _paths(shape_srcs, "shape_srcs")
+    flags = _flags(extra_cflags)
     if build_directory is None:
-        build_directory = tempfile.mkdtemp(prefix="npusim-build-", dir=settings.tmpdir)
+        build_directory = make_folder("npusim-build-")
         _temp_build_dirs.append(build_directory)
     out = os.path.join(os.path.abspath(os.fspath(build_directory)), f"lib{name}.so")
     argv = [executable(), "op", "build", "--name", name, "--compute", *compute, "--shape", *shape, "-o", out]
     if multicore:
         argv.append("--multicore")
-    for flag in extra_cflags or []:
+    for flag in flags:
         argv.append(f"--extra-cflags={flag}")
     if cxx:
         argv += ["--cxx", os.fspath(cxx)]
     if verbose:
         argv.append("-v")
-    folder = tempfile.mkdtemp(prefix="npusim-build-log-", dir=settings.tmpdir)
+    folder = make_folder("npusim-build-log-")
     try:
         done = _process.run(argv, folder)
     finally:

@@ -156,14 +156,33 @@ std::vector<std::string> check_library(const std::string& file, const std::strin
   return lines;
 }
 
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int op_build(const OpBuildArgs& a) {
   check_name(a.name);
   for (const auto* list : {&a.compute, &a.shape})
     for (const auto& f : *list)
-      if (const std::string why = input_file_problem(f); !why.empty())
+      if (std::string why = input_file_problem(f); !why.empty() || !is_regular_file(f)) {
+        // (A FIFO or a device would block the compiler or feed it without end.)
+        if (why.empty()) why = "is not a regular file (a FIFO or a device): a source must be a file";
         throw BuildError(2, fmt::format("{}: {} (at '{}')", list == &a.compute ? "--compute" : "--shape", why, f));
+      }
   const std::string inc = include_dir();
   const std::string out = a.output.empty() ? "lib" + a.name + ".so" : a.output;
+  // The library replacing one of its own sources would destroy it.
+  {
+    std::vector<OutputPath> inputs;
+    for (const auto& f : a.compute) inputs.push_back({"--compute", f, {}});
+    for (const auto& f : a.shape) inputs.push_back({"--shape", f, {}});
+    try {
+      check_outputs_not_inputs({{a.output.empty() ? "op build" : "-o", out, {}}}, inputs);
+    } catch (const InputError& e) {
+      throw BuildError(2, e.what());
+    }
+  }
   const auto slash = out.rfind('/');
   if (slash != std::string::npos && slash > 0 && !is_dir(out.substr(0, slash)))
     throw BuildError(2, fmt::format("-o {}: the directory {} does not exist", out, out.substr(0, slash)));
@@ -182,6 +201,10 @@ int op_build(const OpBuildArgs& a) {
   const bool annotated = base_name(cxx) == base_name(NPUSIM_KERNEL_CXX);
   std::vector<std::string> argv = {cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-I" + inc};
   if (annotated) argv.push_back("-fpass-plugin=" + cost_pass());
+  // A frame larger than a page (megabytes of locals) touches its pages in order as it grows,
+  // so that it meets the guard below the core thread's stack instead of stepping over it into
+  // another mapping: a `host stack overflow` fault, not a crash or another core's memory.
+  if (annotated) argv.push_back("-fstack-clash-protection");
   if (a.multicore) argv.push_back("-DNPUSIM_MULTICORE=1");
   for (const auto& f : a.extra_cflags) argv.push_back(f);
   for (const auto& f : a.compute) argv.push_back(f);

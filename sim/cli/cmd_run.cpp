@@ -200,6 +200,11 @@ void register_run_command(CLI::App& app, Commands& cmds) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0)
           throw InputError("--set", 0, s, "expected section.key=value");
+        for (const auto& earlier : opt.sets)
+          if (earlier.key == s.substr(0, eq) && earlier.value != s.substr(eq + 1))
+            throw InputError("--set", 0, s,
+                             fmt::format("{} is already set to '{}' by an earlier --set: give a key once",
+                                         earlier.key, earlier.value));
         opt.sets.push_back(Setting{s.substr(0, eq), s.substr(eq + 1), Where{"--set", 0, 0}});
       }
       if (a->dump_config) {

@@ -32,6 +32,9 @@ int summary_code(const sweep::Summary& s) { return s.failed == 0 && s.missing ==
 void print_summary(const std::string& dir, const sweep::Summary& s) {
   std::cout << fmt::format("sweep: {} points: {} ok, {} failed, {} not run; results: {}/results.csv, {}/results.jsonl\n",
                            s.total, s.total - s.failed - s.missing, s.failed, s.missing, dir, dir);
+  if (!s.first_failure.empty())
+    std::cerr << "npusim: sweep: " << (s.failed > 1 ? fmt::format("{} points failed; the first: ", s.failed) : "")
+              << s.first_failure << " (results.csv has each point's status and message)\n";
 }
 
 }  // namespace

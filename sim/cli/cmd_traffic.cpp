@@ -1,5 +1,6 @@
 // `npusim traffic`: the command line of sim/traffic.h.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
 #include <memory>
 
@@ -43,12 +44,12 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
   t->add_option("--set", a->sets, "Override a configuration field: section.key=value")
       ->allow_extra_args(false);  // one value per --set
   t->add_flag("--json", a->json, "One JSON object instead of the table");
-  t->add_option("--trace", a->opt.trace,
+  auto* trace = t->add_option("--trace", a->opt.trace,
                 "Replay this request trace instead of --pattern (formats: docs/traces.md)");
   t->add_option("--trace-format", a->opt.trace_format,
                 "Format of --trace: dramsim3 | ramulator | ramulator2 | stl | rstl (default: "
                 "from the name, .stl or .rstl, or from its first request line)");
-  t->add_option("--write-trace", a->opt.write_trace,
+  auto* write_trace = t->add_option("--write-trace", a->opt.write_trace,
                 "Write the requests the run issues, with their issue cycles, as a trace");
   t->add_option("--write-trace-format", a->opt.write_trace_format,
                 "Format of --write-trace (default: --trace-format without --trace, else "
@@ -57,7 +58,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
               "HBM: the energy of each channel (pseudo-channel) too, under energy.channels");
   t->add_flag("--progress", a->opt.progress,
               "Show progress on stderr even when it is not a terminal (on a terminal: always)");
-  t->callback([a, rate, &cmds] {
+  t->callback([a, rate, trace, write_trace, &cmds] {
     auto number = [](const std::string& opt, const std::string& v) {
       auto n = parse_number(v);
       if (!n) throw CLI::ValidationError(opt, "'" + v + "' is not a decimal or 0x-hex number");
@@ -84,7 +85,18 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
     if (!a->span.empty()) a->opt.span = bytes("--span", a->span);
     if (rate->count() > 0) a->opt.rate = a->rate;
     try {
-      for (const auto& s : a->sets) a->opt.overrides.push_back(models::parse_override(s));
+      // An empty name is not "no trace": it would run the pattern instead of a replay.
+      for (const auto* o : {trace, write_trace})
+        if (o->count() > 0 && o->as<std::string>().empty())
+          throw InputError(o->get_name(), 0, "", "needs a file name, not an empty string");
+      for (const auto& s : a->sets) {
+        auto o = models::parse_override(s);
+        for (const auto& [k, v] : a->opt.overrides)
+          if (k == o.first && v != o.second)
+            throw InputError("--set", 0, s,
+                             fmt::format("{} is already set to '{}' by an earlier --set: give a key once", k, v));
+        a->opt.overrides.push_back(std::move(o));
+      }
       StopSignals stop;  // SIGINT/SIGTERM: the pattern ends at the next request; results printed
       const TrafficResult r = run_traffic(a->opt);
       if (a->json) print_json(r, std::cout);
@@ -108,7 +120,7 @@ void register_traffic_command(CLI::App& app, Commands& cmds) {
         m = InputError(m.substr(0, sp), 0, v, m.substr(colon + 2)).what();
       }
       std::cerr << "npusim: error: " << m << '\n';
-      cmds.exit_code = 2;
+      cmds.exit_code = interrupted() ? stop_exit_code() : 2;  // a signal stopped the trace's read
     }
   });
 }

@@ -10,7 +10,8 @@
 
 namespace npusim::sim {
 
-void check_json_structure(const std::string& text, const std::string& file, int max_depth) {
+void check_json_structure(const std::string& text, const std::string& file, int max_depth,
+                          size_t max_members) {
   struct Level {
     bool object;
     bool expect_key;
@@ -41,6 +42,10 @@ void check_json_structure(const std::string& text, const std::string& file, int 
         stack.back().expect_key = false;
         if (!stack.back().keys.insert(s).second)
           throw InputError(file, at_line, s, "duplicate key in one object (each key once)", at_col);
+        if (stack.back().keys.size() > max_members)
+          throw InputError(file, at_line, s,
+                           fmt::format("an object with more than {} keys (no npusim output has one)", max_members),
+                           at_col);
       }
       continue;
     }
@@ -85,8 +90,8 @@ int column_at(const std::string& text, size_t offset) {
 }
 
 template <class J>
-J parse(const std::string& text, const std::string& file, int max_depth) {
-  check_json_structure(text, file, max_depth);
+J parse(const std::string& text, const std::string& file, int max_depth, size_t max_members) {
+  check_json_structure(text, file, max_depth, max_members);
   try {
     return J::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -109,11 +114,11 @@ J parse(const std::string& text, const std::string& file, int max_depth) {
 }  // namespace
 
 nlohmann::json parse_json_input(const std::string& text, const std::string& file, int max_depth) {
-  return parse<nlohmann::json>(text, file, max_depth);
+  return parse<nlohmann::json>(text, file, max_depth, SIZE_MAX);
 }
 
 nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& file, int max_depth) {
-  return parse<nlohmann::ordered_json>(text, file, max_depth);
+  return parse<nlohmann::ordered_json>(text, file, max_depth, kMaxJsonMembers);
 }
 
 }  // namespace npusim::sim

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -315,15 +316,16 @@ Field size_field(uint64_t lo, uint64_t hi, std::function<void(uint64_t)> store) 
   return f;
 }
 
-Field number_field(double& dst, double max, const char* why) {
+Field number_field(double& dst, double max, const char* why, double min) {
   Field f;
   f.value = v(ValueKind::kNumber);
   f.value.positive = true;
   f.value.max = max;
-  f.set = [&dst, max, why](const std::string& t) -> std::optional<std::string> {
+  f.set = [&dst, max, why, min](const std::string& t) -> std::optional<std::string> {
     char* end = nullptr;
     const double d = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || !(d > 0) || (max > 0 && d > max))
+    if (t.empty() || end != t.c_str() + t.size() || !(d > 0) || !std::isfinite(d) || d < min ||
+        (max > 0 && d > max))
       return std::string(why ? why : "expected a positive number");
     dst = d;
     return std::nullopt;

@@ -118,8 +118,9 @@ template <class T>
 Field uint_field(T& dst, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   return size_field(lo, hi, [&dst](uint64_t v) { dst = static_cast<T>(v); });
 }
-// A positive real number, at most `max` (0: unbounded); `why` replaces the default message.
-Field number_field(double& dst, double max = 0, const char* why = nullptr);
+// A positive finite real number, at least `min` and at most `max` (0: no bound besides
+// finiteness); `why` replaces the default message.
+Field number_field(double& dst, double max = 0, const char* why = nullptr, double min = 0);
 // An energy figure (pJ): a number in [0, 1e9].
 Field energy_field(double& dst);
 Field bool_field(bool& dst);

@@ -73,7 +73,7 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
   auto& l = c.firmware.layout;
   auto& f = c.firmware;
   std::map<std::string, Field> t = {
-      {"core.clock_ghz", number_field(c.core.clock_ghz)},
+      {"core.clock_ghz", number_field(c.core.clock_ghz, 1000, "expected a clock in GHz, from 0.001 to 1000", 0.001)},
       {"core.quantum_cycles", uint_setter(c.core.quantum_cycles, 1ull << 32)},
       {"core.vector_bytes", uint_setter(c.core.vector_bytes, 4096)},
       {"core.use_dmi", bool_field(c.core.use_dmi)},
@@ -83,7 +83,7 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"dma.channels", uint_setter(c.dma.channels, 64)},
       {"dma.burst_bytes", uint_setter(c.dma.burst_bytes, 1u << 20)},
       {"dma.outstanding", uint_setter(c.dma.outstanding, 256)},
-      {"dma.clock_ns", number_field(c.dma.clock_ns)},
+      {"dma.clock_ns", number_field(c.dma.clock_ns, 1e6, "expected nanoseconds, from 0.001 to 1e6", 0.001)},
       {"dma.setup_cycles", uint_setter(c.dma.setup_cycles, 1ull << 32)},
       {"dma.on_violation_record",
        choice_field(c.dma.complete_violating, {{"complete", true}, {"reject", false}},
@@ -134,7 +134,7 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"firmware.call_cycles", uint_setter(f.call_cycles, 1u << 20)},
       {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
       {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
-      {"gpsimd.dma_gibps", number_field(c.gpsimd_cores.dma_gibps)},
+      {"gpsimd.dma_gibps", number_field(c.gpsimd_cores.dma_gibps, 1e6, "expected GiB/s, more than 0 and at most 1e6")},
       {"gpsimd.dma_setup_ns", number_field(c.gpsimd_cores.dma_setup_ns, 1e6, "expected nanoseconds, more than 0 and at most 1e6")},
       {"gpsimd.library_op_start_cycles", uint_setter(c.gpsimd_cores.library_op_start_cycles, 1u << 20)},
       {"gpsimd.library_op_cycles_per_vector", uint_setter(c.gpsimd_cores.library_op_cycles_per_vector, 1u << 20)},
@@ -171,15 +171,23 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
       const std::string key = prefix.empty() ? k : prefix + "." + k;
       if (prefix.empty() && (k == "topology" || k == "extends")) continue;  // not settings
       if (kv.second.IsScalar()) out.push_back({key, kv.second.Scalar(), where(kv.first)});
-      else if (kv.second.IsNull()) continue;
+      else if (kv.second.IsNull() && prefix.empty()) continue;  // an empty section
+      else if (kv.second.IsNull())  // not "the default": a key written without its value
+        throw InputError(file, kv.first.Mark().line + 1, key,
+                         "the key has no value: give one, or remove the key for the default",
+                         kv.first.Mark().column + 1);
       else flatten(kv.second, key, file, out);
     }
   } else if (n.IsSequence()) {
+    if (prefix != "windows")  // the window rules are the profile's only list
+      throw InputError(file, n.Mark().line + 1, prefix, "expected one value here, not a list",
+                       n.Mark().column + 1);
     size_t i = 0;
     for (const auto& item : n) {
       const std::string key = prefix + "." + std::to_string(i++);
-      if (item.IsScalar())
-        throw InputError(file, item.Mark().line + 1, item.Scalar(), "expected a map here",
+      if (!item.IsMap())
+        throw InputError(file, item.Mark().line + 1, key,
+                         "expected a map here: a window rule (name, lo, hi, scope_lo, scope_hi, operand)",
                          item.Mark().column + 1);
       flatten(item, key, file, out);
     }
@@ -246,7 +254,12 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   const YAML::Node root = load_yaml(text, file);
   if (!root.IsMap()) throw InputError(file, 1, "", "a platform profile is a map of sections", 1);
   // `topology:` is the platform's structure (topology_input.h), read after the settings.
-  YAML::Node topology = root["topology"];
+  // (A copy of root's node when it has one: assigning to the missing node `root["topology"]`
+  // would throw, so the node is picked before it is held.)
+  const YAML::Node own_topology = root["topology"];
+  YAML::Node topology;
+  bool has_topology = static_cast<bool>(own_topology);
+  if (has_topology) topology = own_topology;
   std::string topology_file = file;
   std::vector<Setting> settings;
   // `extends: neuron-gpsimd`: the built-in profile's values (and topology) first, then this file's.
@@ -258,8 +271,9 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
                        base.Mark().column + 1);
     const YAML::Node b = YAML::Load(base_text);
     flatten(b, "", "<builtin:" + name + ">", settings);
-    if (!topology) {
+    if (!has_topology && b["topology"]) {
       topology = b["topology"];
+      has_topology = true;
       topology_file = "<builtin:" + name + ">";
     }
   }
@@ -267,7 +281,7 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   settings.insert(settings.end(), overrides.begin(), overrides.end());
 
   auto cfg = fw::NeuronPlatformConfig::gpsimd();
-  if (topology) {
+  if (has_topology) {
     cfg.topology = parse_topology(topology, topology_file, [&settings](const std::string& key) -> std::optional<uint64_t> {
       std::optional<uint64_t> v;
       for (const auto& s : settings)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -259,7 +260,14 @@ class Parser : public YamlInput {
         char* end = nullptr;
         const std::string s = str(v, "a scalar");
         const double d = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size()) fail(v, "a scalar is a number");
+        std::string low = s;
+        for (char& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        const bool special = low.find("nan") != std::string::npos || low.find("inf") != std::string::npos;
+        if (special || (!s.empty() && end == s.c_str() + s.size() && !std::isfinite(d)))
+          fail(v, "a scalar is a finite number: NaN, infinity and numbers beyond the range of a double "
+                  "(about 1.8e308) are not passed to a kernel");
+        if (s.empty() || end != s.c_str() + s.size())
+          fail(v, "a scalar is a number (decimal, e.g. 2, -0.5 or 1e-3)");
         o.scalars.push_back(d);
       }
     }

@@ -117,8 +117,13 @@ void YamlInput::header(const YAML::Node& root, ScenarioHead& h) const {
   }
   if (const auto set = root["set"]) {
     if (!set.IsMap()) fail(set, "set takes a map of section.key: value");
-    for (const auto& kv : set)
+    for (const auto& kv : set) {
+      // (A key without its value is not "the default": it names the key.)
+      if (!kv.second.IsScalar())
+        fail(kv.first, fmt::format("set: {} takes one value{}", kv.first.as<std::string>(),
+                                   kv.second.IsNull() ? ", and has none" : ", not a list or a map"));
       h.set.emplace_back(kv.first.as<std::string>(), str(kv.second, "value"), at(kv.first));
+    }
   }
 }
 
@@ -155,6 +160,20 @@ std::vector<Expectation> YamlInput::expectations(const YAML::Node& ex) const {
       if (t.empty() || end != t.c_str() + t.size())
         fail(kv.second, "expected a condition such as \"<= 8KiB\", \"== 0\", \"< 2ms\"");
     }
+    // A unit must be the key's own: an energy is compared in pJ (a power in mW), a time is not
+    // a size, a size not a time.
+    auto has = [&e](const char* part) { return e.key.find(part) != std::string::npos; };
+    const bool energy = e.key.rfind("energy.", 0) == 0;
+    const bool time = e.key == "duration" || has("_ns") || e.key.rfind("time.", 0) == 0;
+    const bool bytes = has("bytes") || has("peak_used") || has("largest_free") || has("high_water");
+    if (energy && e.unit != Expectation::Unit::kNone)
+      fail(kv.second, fmt::format("{} is {}: compare it with a plain number, without a {} unit", e.key,
+                                  has("power") ? "a power in mW" : "an energy in pJ",
+                                  e.unit == Expectation::Unit::kNs ? "time" : "size"));
+    if (time && e.unit == Expectation::Unit::kBytes)
+      fail(kv.second, fmt::format("{} is a time: give it a time unit (ns, us, ms, s), not a size", e.key));
+    if (bytes && e.unit == Expectation::Unit::kNs)
+      fail(kv.second, fmt::format("{} is a size in bytes: give it a size unit (B, KiB, MiB, GiB), not a time", e.key));
     out.push_back(e);
   }
   return out;

@@ -526,6 +526,70 @@ void check_report(const Json& r, const std::string& file) {
   for (const char* k : {"stack", "l3"})
     if (const Json* v = opt(r, k)) f.object(*v, k);
   if (const Json* v = opt(r, "interrupted")) f.string(*v, "interrupted");
+
+  // What the page computes with: numbers that must be there, finite and not negative.
+  auto amount = [&](const Json& v, const std::string& path) {
+    if (f.number(v, path) < 0) f.fail(path, v, "must not be negative");
+  };
+  auto required_amount = [&](const Json& obj, const std::string& path, const char* k) {
+    amount(f.member(obj, path, k), JsonFields::join(path, k));
+  };
+  auto amounts = [&](const Json& v, const std::string& path) {  // an object of amounts
+    f.object(v, path);
+    for (const auto& [k, x] : v.items()) amount(x, JsonFields::join(path, k));
+  };
+  // A count or a note in its place ("(host)": measured elsewhere).
+  auto amount_or_text = [&](const Json& obj, const std::string& path, const char* k) {
+    if (const Json* v = opt(obj, k); v != nullptr && !v->is_string()) amount(*v, JsonFields::join(path, k));
+  };
+  if (const Json* e = opt(r, "energy")) {
+    f.object(*e, "energy");
+    for (const char* k : {"total_pj", "average_power_mw", "duration_ns"}) required_amount(*e, "energy", k);
+    if (const Json* b = opt(*e, "by_kind")) amounts(*b, "energy.by_kind");
+    if (const Json* c = opt(*e, "components")) {
+      list_of_objects(*c, "energy.components");
+      for (size_t i = 0; i < c->size(); ++i) {
+        const Json& x = (*c)[i];
+        const std::string at = JsonFields::index("energy.components", i);
+        strings_of(x, at, {"name", "kind"});
+        required_amount(x, at, "total_pj");
+        if (const Json* p = opt(x, "average_power_mw")) amount(*p, at + ".average_power_mw");
+        amounts(f.member(x, at, "parts"), at + ".parts");
+        if (const Json* p = opt(x, "power_mw")) {
+          const std::string pp = at + ".power_mw";
+          f.object(*p, pp);
+          const Json& w = f.member(*p, pp, "window_ns");
+          if (f.number(w, pp + ".window_ns") <= 0) f.fail(pp + ".window_ns", w, "must be more than 0");
+          const Json& vals = f.list(f.member(*p, pp, "values"), pp + ".values");
+          for (size_t j = 0; j < vals.size(); ++j) amount(vals[j], JsonFields::index(pp + ".values", j));
+        }
+      }
+    }
+  }
+  if (const Json* c = opt(r, "cores")) {
+    // Torch ops: where each core's time went, the kinds of the first core in every core.
+    const bool breakdown = !c->empty() && opt((*c)[0], "breakdown_cycles") != nullptr;
+    for (size_t i = 0; i < c->size(); ++i) {
+      const Json& x = (*c)[i];
+      const std::string at = JsonFields::index("cores", i);
+      if (breakdown) {
+        amounts(f.member(x, at, "breakdown_cycles"), at + ".breakdown_cycles");
+        required_amount(x, at, "cycles");
+      }
+    }
+  }
+  if (const Json* st = opt(r, "stack")) {
+    if (const Json* c = opt(*st, "cores")) {
+      list_of_objects(*c, "stack.cores");
+      if (const Json* l = opt(*st, "limit")) amount(*l, "stack.limit");
+      for (size_t i = 0; i < c->size(); ++i)
+        for (const char* k : {"kernel_high_water", "high_water", "hbm_high_water", "hbm_stack_size"})
+          amount_or_text((*c)[i], JsonFields::index("stack.cores", i), k);
+    } else {
+      for (const char* k : {"high_water", "hbm_high_water", "hbm_stack_size", "hbm_stack"})
+        if (const Json* v = opt(*st, k)) amount(*v, JsonFields::join("stack", k));
+    }
+  }
 }
 
 }  // namespace
@@ -548,8 +612,17 @@ Json load_run_data(const std::string& report_path, const std::string& trace_path
 
 Json run_data(Json report, const std::string& report_label, const std::string& trace_path, const HtmlLimits& lim) {
   Json truncated = Json::object();
-  for (const char* k : {"markers", "violations", "traps", "diagnostics", "undefined_results", "faults"})
+  for (const char* k : {"markers", "violations", "traps", "diagnostics", "undefined_results", "faults",
+                        "cores", "clusters"})
     cap_list(report, k, lim.list, truncated);
+  // Tables inside an object: the page names them "energy.components", ...
+  for (const auto& [obj, k] : {std::pair<const char*, const char*>{"energy", "components"}, {"stack", "cores"},
+                               {"dma", "channels"}, {"outcome", "expectations"}}) {
+    if (!report.contains(obj) || !report[obj].is_object()) continue;
+    Json t = Json::object();
+    cap_list(report[obj], k, lim.list, t);
+    if (!t.empty()) truncated[std::string(obj) + "." + k] = t[k];
+  }
   Json out{{"report_file", report_label}, {"report", std::move(report)}, {"truncated", truncated}};
   out["trace_file"] = trace_path.empty() ? Json(nullptr) : Json(trace_path);
   out["trace"] = trace_path.empty() ? Json(nullptr) : read_trace(trace_path, lim, lim.fast_scan);

@@ -104,6 +104,7 @@ struct LocalOptions {
 struct Summary {
   std::size_t total = 0, ran = 0, skipped = 0, failed = 0, missing = 0;
   int signal = 0;  // run_local: the SIGINT/SIGTERM that stopped the sweep, 0 if none
+  std::string first_failure;  // the first failed point and why ("point 3 (failed): ..."), if any
 };
 
 // Runs every incomplete point, `jobs` at a time, then collects. A failed point is recorded

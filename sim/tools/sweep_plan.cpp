@@ -188,7 +188,10 @@ Plan plan_text(const std::string& text, const std::string& file) {
       fs::path p(s);
       if (p.is_relative()) p = fs::path(plan.sweep_file).parent_path() / p;
       path = p.lexically_normal().string();
-      if (!fs::is_regular_file(path)) in.fail(n, fmt::format("scenario file '{}' does not exist", path));
+      if (const std::string why = input_file_problem(path); !why.empty())
+        in.fail(n, fmt::format("scenario file '{}' {}", path, why));
+      if (!fs::is_regular_file(path))
+        in.fail(n, fmt::format("scenario file '{}' is not a regular file (a FIFO or a device)", path));
     }
     scenarios.push_back(SweepScenario{path, in.at(n),
                                       digest(s == kDefaultScenario ? std::string(default_scenario_text())

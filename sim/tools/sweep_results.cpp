@@ -97,9 +97,17 @@ Summary collect(const std::string& dir) {
       // output it could not write) is a failed point, and its status says so.
       if (status == "ok" && exit_code != 0) status = "failed";
       const bool passed = report && status != "unknown" && exit_code == 0;
-      if (!report && exit_code == 0 && message.empty()) message = "the run exited 0 but left no readable report";
+      const std::string report_file = (fs::path(pdir) / kReportFile).string();
+      if (!report && fs::exists(report_file))
+        message = fmt::format("its report {} is not a complete npusim report (cut short or damaged){}{}", report_file,
+                              message.empty() ? "" : "; ", message);
+      else if (!report && exit_code == 0 && message.empty())
+        message = "the run exited 0 but left no readable report";
       if (status == "interrupted") ++s.missing;  // stopped by SIGINT/SIGTERM: did not finish
       else {
+        if (!passed && s.failed == 0)
+          s.first_failure = fmt::format("point {} ({}): {}", p.index, status,
+                                        message.empty() ? "see " + (fs::path(pdir) / "log.txt").string() : message);
         if (!passed) ++s.failed;
         ++s.ran;
       }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <signal.h>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -25,6 +26,7 @@
 #include "sim/input/platform_config.h"
 #include "sim/input/snitch_profile.h"
 #include "sim/input/yaml_input.h"
+#include "sim/output/output_paths.h"
 #include "sim/tools/heap_replay.h"
 #include "sim/tools/traffic_ring.h"
 #include "sim/tools/traffic_trace.h"
@@ -93,6 +95,7 @@ class TrafficGenerator : public sc_core::sc_module {
   uint64_t bytes = 0, completed = 0;  // bytes and requests completed
   sc_time first_issue = sc_core::SC_ZERO_TIME, last_done = sc_core::SC_ZERO_TIME;
   std::string error;
+  uint64_t failed_request = UINT64_MAX;  // the general loop's request that failed (a trace's line)
 
  private:
   uint64_t next_random() {  // xorshift64*: fast and fully specified (same numbers everywhere)
@@ -399,6 +402,7 @@ class TrafficGenerator : public sc_core::sc_module {
       if (!t.is_response_ok()) {
         error = fmt::format("request {} ({} {} bytes at {:#x}) failed: {}", i,
                             read ? "read" : "write", req_size, addr, t.get_response_string());
+        failed_request = i;
         finish();
         return;
       }
@@ -460,6 +464,30 @@ class TrafficGenerator : public sc_core::sc_module {
 
 namespace {
 
+// While alive, SIGINT and SIGTERM interrupt a blocking system call (an open or a read of a
+// FIFO) instead of restarting it: their handlers (StopSignals) stay, only SA_RESTART is off.
+class InterruptibleCalls {
+ public:
+  InterruptibleCalls() {
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction sa {};
+      sigaction(kSignals[i], nullptr, &sa);
+      old_[i] = sa;
+      sa.sa_flags &= ~SA_RESTART;
+      sigaction(kSignals[i], &sa, nullptr);
+    }
+  }
+  ~InterruptibleCalls() {
+    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  InterruptibleCalls(const InterruptibleCalls&) = delete;
+  InterruptibleCalls& operator=(const InterruptibleCalls&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction old_[2];
+};
+
 // A platform profile rather than a memory configuration: a built-in name, or a YAML file with a
 // top-level `platform:` or `extends:`.
 bool is_neuron_profile(const std::string& p) {
@@ -519,6 +547,8 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   if (opt.issue_width > 1024)
     throw TrafficError(fmt::format("--issue-width {}: must be in [1, 1024] requests per cycle",
                                    opt.issue_width));
+  const double clock_ns = hbm ? cfg.hbm.tck_ns : cfg.dataram.clock_ns;
+  constexpr double kMaxTracePs = 1e18;  // a trace request's time (docs/energy.md)
   // A trace: read whole and checked against the memory before anything runs.
   std::optional<Trace> trace;
   uint64_t requests = opt.requests;
@@ -531,12 +561,36 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   };
   const auto in_format = format_option("--trace-format", opt.trace_format);
   const auto out_format = format_option("--write-trace-format", opt.write_trace_format);
+  // Writing the trace being replayed (or the configuration) would destroy it.
+  if (!opt.write_trace.empty())
+    check_outputs_not_inputs({{"--write-trace", opt.write_trace, {}}},
+                             {{"--trace", opt.trace, {}}, {"--platform", opt.platform, {}}});
   if (!opt.trace.empty()) {
-    trace = read_trace(opt.trace, in_format);
+    {
+      // A FIFO without a writer (or one that stops writing) blocks the read: a stop signal
+      // interrupts it instead of being held until the read returns.
+      InterruptibleCalls interruptible;
+      try {
+        trace = read_trace(opt.trace, in_format);
+      } catch (const TrafficError&) {
+        if (!interrupted()) throw;
+      }
+      if (interrupted())
+        throw TrafficError(fmt::format("--trace: stopped by {} while the trace was read; nothing ran (at '{}')",
+                                       stop_signal_name(), opt.trace));
+    }
     if (!opt.requests_given || requests > trace->requests.size()) requests = trace->requests.size();
     for (size_t i = 0; i < trace->requests.size(); ++i) {
       const TraceRequest& q = trace->requests[i];
       const uint64_t n = q.size != 0 ? q.size : opt.size;
+      // Simulated time is counted in picoseconds in 64 bits: a cycle beyond the limit would
+      // wrap around.
+      if (static_cast<double>(q.cycle) * clock_ns * 1e3 > kMaxTracePs)
+        throw TrafficError(InputError(opt.trace, static_cast<int>(trace->lines[i]), std::to_string(q.cycle),
+                                      fmt::format("the cycle is beyond what npusim simulates: at most {:.0f} "
+                                                  "cycles of the {} ({} ns a cycle), 10^18 ps (11.6 days)",
+                                                  std::floor(kMaxTracePs / (clock_ns * 1e3)), opt.memory, clock_ns))
+                               .what());
       if (q.offset >= mem_size || n > mem_size - q.offset)
         throw TrafficError(InputError(opt.trace, static_cast<int>(trace->lines[i]),
                                       fmt::format("{:#x}", q.offset),
@@ -577,8 +631,11 @@ TrafficResult run_traffic(const TrafficOptions& opt) {
   models::main_stack_resume();  // ASan: back on the main stack (models/unwind.h)
   progress.update(gen.completed, static_cast<double>(gen.last_done.value()) / 1e3);
   progress.finish();
-  if (writer) writer->close();  // (what was issued, also when a signal stopped the run)
+  // A failed request: no trace is written (the writer's destructor removes its file).
+  if (!gen.error.empty() && trace && gen.failed_request < trace->lines.size())
+    throw TrafficError(fmt::format("{}:{}: {}", opt.trace, trace->lines[gen.failed_request], gen.error));
   if (!gen.error.empty()) throw TrafficError(gen.error);
+  if (writer) writer->close();  // (what was issued, also when a signal stopped the run)
 
   TrafficResult r;
   r.memory = opt.memory;

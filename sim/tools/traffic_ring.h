@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -22,24 +23,37 @@ class CompletionRing {
   size_t size() const { return size_; }
   void push(uint64_t cycle) {
     if (cycle < cursor_) cycle = cursor_;
-    while (__builtin_expect(cycle - cursor_ >= count_.size(), 0)) grow();
+    while (__builtin_expect(cycle - cursor_ >= count_.size(), 0)) {
+      if (count_.size() >= kMaxBuckets) {  // far ahead (a sparse trace): kept aside
+        far_.insert(cycle);
+        ++size_;
+        return;
+      }
+      grow();
+    }
     const uint64_t i = cycle & mask_;
     if (count_[i]++ == 0) bits_[i >> 6] |= uint64_t{1} << (i & 63);
+    ++near_;
     ++size_;
   }
   // Removes and returns the earliest cycle (size() > 0).
   uint64_t pop() {
+    if (__builtin_expect(near_ == 0, 0)) return pop_far();
+    uint64_t c = cursor_;
     for (;;) {
-      const uint64_t i = cursor_ & mask_;
+      const uint64_t i = c & mask_;
       const uint64_t w = bits_[i >> 6] & (~uint64_t{0} << (i & 63));
       if (w != 0) {
         const uint64_t j = (i & ~uint64_t{63}) + static_cast<uint64_t>(__builtin_ctzll(w));
-        cursor_ += j - i;
+        c += j - i;
+        if (__builtin_expect(!far_.empty(), 0) && *far_.begin() < c) return pop_far();
+        cursor_ = c;
         if (--count_[j] == 0) bits_[j >> 6] &= ~(uint64_t{1} << (j & 63));
+        --near_;
         --size_;
         return cursor_;
       }
-      cursor_ += 64 - (i & 63);  // the next word
+      c += 64 - (i & 63);  // the next word
     }
   }
 
@@ -62,6 +76,20 @@ class CompletionRing {
       bits_[(c & mask_) >> 6] |= uint64_t{1} << (c & 63);
     }
   }
+  // The earliest of the cycles kept aside; the ring's cursor moves there (the ring's own
+  // cycles all lie at or after it).
+  __attribute__((noinline)) uint64_t pop_far() {
+    const auto it = far_.begin();
+    cursor_ = *it;
+    far_.erase(it);
+    --size_;
+    return cursor_;
+  }
+  // The ring spans at most this many cycles (4 MiB of counts): a completion further ahead of
+  // the earliest one goes to far_, so that memory does not grow with the distance in cycles.
+  static constexpr uint64_t kMaxBuckets = uint64_t{1} << 20;
+  std::multiset<uint64_t> far_;
+  size_t near_ = 0;  // in the ring
   std::vector<uint32_t> count_;
   std::vector<uint64_t> bits_;
   uint64_t mask_ = 0, cursor_ = 0;

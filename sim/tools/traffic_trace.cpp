@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/input/input_error.h"
+#include "sim/output/output_paths.h"
 #include "sim/tools/traffic.h"
 
 namespace npusim::sim {
@@ -235,9 +236,12 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
 
 TraceWriter::TraceWriter(const std::string& path, TraceFormat format, uint64_t burst_bytes)
     : path_(path), format_(format), burst_bytes_(burst_bytes) {
-  f_ = std::fopen(path.c_str(), "w");
-  if (f_ == nullptr)
-    throw TrafficError(fmt::format("--write-trace '{}': cannot write: {}", path, std::strerror(errno)));
+  try {
+    out_ = std::make_unique<OutputFile>(OutputPath{"--write-trace", path, {}});
+  } catch (const InputError& e) {
+    throw TrafficError(e.what());
+  }
+  f_ = out_->stream();
   // DRAMsim3's trace CPU and both Ramulators read every line as a request: only the stl
   // format has comments.
   if (format == TraceFormat::kStl)
@@ -247,9 +251,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceFormat format, uint64_t b
                "(DRAMSys .rstl)\n", f_);
 }
 
-TraceWriter::~TraceWriter() {
-  if (f_ != nullptr) std::fclose(f_);
-}
+TraceWriter::~TraceWriter() = default;  // not closed: OutputFile removes what it wrote
 
 void TraceWriter::add(uint64_t offset, bool write, uint64_t cycle, uint64_t size) {
   if (f_ == nullptr) return;
@@ -285,9 +287,16 @@ void TraceWriter::add(uint64_t offset, bool write, uint64_t cycle, uint64_t size
 void TraceWriter::close() {
   if (f_ == nullptr) return;
   const bool bad = std::ferror(f_) != 0;
-  const int rc = std::fclose(f_);
   f_ = nullptr;
-  if (bad || rc != 0) throw TrafficError(fmt::format("--write-trace '{}': write error", path_));
+  if (bad) {
+    out_->discard();
+    throw TrafficError(fmt::format("--write-trace: cannot be written: a write failed (at '{}')", path_));
+  }
+  try {
+    out_->commit();
+  } catch (const InputError& e) {
+    throw TrafficError(e.what());
+  }
 }
 
 }  // namespace npusim::sim

@@ -21,11 +21,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace npusim::sim {
+
+class OutputFile;
 
 enum class TraceFormat { kDramsim3, kRamulator, kRamulator2, kStl, kRstl };
 
@@ -62,21 +65,26 @@ Trace read_trace(const std::string& path, std::optional<TraceFormat> format,
                  uint64_t max_requests = 100'000'000);
 
 // Writes requests one a line as they are issued. Opened before a run (so a path that cannot
-// be written fails at once); what was written is a complete file whenever the run stops.
+// be written fails at once) as an output of sim/output/output_paths.h: written to a temporary
+// file and put in place by close(), so the file is complete whenever the run stops (a stop
+// signal too) and nothing is left behind by a run that fails.
 class TraceWriter {
  public:
   // Throws TrafficError naming the path when it cannot be created. `burst_bytes`: the stl
-  // and rstl formats write a request's (length) only when it differs from this.
+  // and rstl formats write a request's (length) only when it differs from this. Destroyed without
+  // close(): the file is not written.
   TraceWriter(const std::string& path, TraceFormat format, uint64_t burst_bytes);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
   // `cycle`: the request's issue cycle (rstl writes it less the previous request's).
   void add(uint64_t offset, bool write, uint64_t cycle, uint64_t size);
-  // Flushes and closes; throws TrafficError if the data could not be written.
+  // Flushes, closes and puts the file in place; throws TrafficError if the data could not be
+  // written.
   void close();
 
  private:
+  std::unique_ptr<OutputFile> out_;
   std::string path_;
   TraceFormat format_;
   uint64_t burst_bytes_;

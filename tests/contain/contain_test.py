@@ -278,6 +278,11 @@ def main():
                         message=before_any.format("hostile_recurse") + r"the kernel overflowed its core "
                         r"thread's host stack of 8388608 bytes \(gpsimd.host_stack_bytes\)",
                         backtrace=r"\(x\d+\)")
+        elif case == "host_stack_big_locals":
+            # Locals of 32 MiB: a frame far below the stack and its guards is still the kernel's.
+            kernel_case(**K, op="hostile_big_locals", kind="host stack overflow",
+                        message=before_any.format("hostile_big_locals") + r"the kernel overflowed its core "
+                        r"thread's host stack of 8388608 bytes \(gpsimd.host_stack_bytes\)")
         elif case == "stack_overrun_empty":
             # A recursion with a torch::empty per level: the library's stack check sees it first.
             kernel_case(**K, op="hostile_recurse_empty", kind="stack overflow",

@@ -94,6 +94,14 @@ torch::Tensor hostile_terminate(const torch::Tensor& t_in) {
 torch::Tensor hostile_recurse(const torch::Tensor& t_in) {
   return recurse(0) ? t_in : t_in;
 }
+// Locals four times the core thread's host stack (8 MiB): the frame reaches far below the
+// stack's guards at once.
+__attribute__((noinline)) torch::Tensor hostile_big_locals(const torch::Tensor& t_in) {
+  volatile char big[32u << 20];
+  big[0] = 1;
+  big[sizeof big - 1] = 2;
+  return big[0] + big[sizeof big - 1] == 3 ? t_in : t_in;
+}
 torch::Tensor hostile_recurse_empty(const torch::Tensor& t_in) {
   return recurse_empty(0) ? t_in : t_in;
 }
@@ -169,6 +177,7 @@ NEURON_LIBRARY(npusim_hostile, m) {
   m.def("hostile_terminate", &hostile_same, "hostile_terminate");
   m.def("hostile_recurse", &hostile_same, "hostile_recurse");
   m.def("hostile_recurse_empty", &hostile_same, "hostile_recurse_empty");
+  m.def("hostile_big_locals", &hostile_same, "hostile_big_locals");
   m.def("hostile_fpe", &hostile_same, "hostile_fpe");
   m.def("hostile_trap", &hostile_same, "hostile_trap");
   m.def("hostile_bus", &hostile_same, "hostile_bus");

@@ -260,5 +260,64 @@ class CallErrors(unittest.TestCase):
             torch.ops.tutorial.relu_tcm_chunked(torch.randn(2048))
 
 
+
+class ArgumentErrors(unittest.TestCase):
+    """Arguments the package checks itself: a documented exception naming the parameter, not
+    an error from inside the package or the compiler."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="npusim-pytest-")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        npusim.configure(tmpdir=None)
+        self.tmp.cleanup()
+
+    def test_tmpdir_missing_a_file_or_unwritable(self):
+        nope = os.path.join(self.dir, "nope")
+        with self.assertRaisesRegex(npusim.InputError, r"configure\(tmpdir=...\): the folder .*nope does not exist"):
+            npusim.configure(tmpdir=nope)
+        f = os.path.join(self.dir, "file")
+        open(f, "w").close()
+        with self.assertRaisesRegex(npusim.InputError, r"configure\(tmpdir=...\): .*file is not a folder"):
+            npusim.configure(tmpdir=f)
+        if os.geteuid() != 0:  # root writes anywhere
+            ro = os.path.join(self.dir, "ro")
+            os.mkdir(ro, 0o500)
+            with self.assertRaisesRegex(npusim.InputError, r"configure\(tmpdir=...\): the folder .*ro is not writable"):
+                npusim.configure(tmpdir=ro)
+        # Gone after configure: the call names the folder.
+        gone = os.path.join(self.dir, "gone")
+        os.mkdir(gone)
+        npusim.configure(tmpdir=gone)
+        os.rmdir(gone)
+        with self.assertRaisesRegex(npusim.InputError, r"configure\(tmpdir=...\): the folder .*gone: cannot make"):
+            custom_op.load(name="x", compute_srcs=[RELU_TCM], shape_srcs=[SHAPE])
+
+    def test_extra_cflags_a_string(self):
+        for bad in ("-O1", 3, ["-O1", 2]):
+            with self.assertRaisesRegex(TypeError, r"custom_op.load\(extra_cflags=...\): a list of strings"):
+                custom_op.load(name="x", compute_srcs=[RELU_TCM], shape_srcs=[SHAPE], build_directory=self.dir,
+                               extra_cflags=bad)
+
+    def test_load_library_on_a_folder(self):
+        with self.assertRaisesRegex(npusim.InputError, r"load_library: .* is a folder, not a library file"):
+            npusim.load_library(self.dir)
+
+    def test_run_a_folder(self):
+        import subprocess
+        import sys
+        with open(os.path.join(self.dir, "__main__.py"), "w") as f:
+            f.write("print('main of the folder ran')\n")
+        p = subprocess.run([sys.executable, "-m", "npusim", "run", self.dir], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("main of the folder ran", p.stdout)
+        empty = os.path.join(self.dir, "empty")
+        os.mkdir(empty)
+        p = subprocess.run([sys.executable, "-m", "npusim", "run", empty], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"^npusim: error: run .*empty: a folder without a __main__.py")
+
+
 if __name__ == "__main__":
     unittest.main()

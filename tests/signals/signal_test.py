@@ -91,6 +91,19 @@ def start(args, work, env=None):
 NO_LEAK_CHECK = output_checks.env_without_leak_check()
 
 
+def waits_for_fifo_writer(pid):
+    """The process sleeps in the open of a FIFO that has no writer (Linux: fs/pipe.c's
+    wait_for_partner), which npusim traffic reaches only with its signal handlers installed."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            wchan = f.read().strip()
+        with open(f"/proc/{pid}/syscall") as f:
+            call = f.read().split()
+    except OSError:
+        return False
+    return wchan == "wait_for_partner" or (wchan in ("", "0") and call[:1] in (["2"], ["257"]))
+
+
 def wait_for(proc, cond, what):
     deadline = time.monotonic() + TIMEOUT
     while not cond():
@@ -226,6 +239,45 @@ def main():
                 fail(f"traffic result {j}")
             if j["requests_planned"] != 4000000000 or j["bytes"] != 64 * j["requests"]:
                 fail(f"traffic counts {j}")
+        elif case == "traffic_fifo_term":
+            # A trace that is a FIFO nobody writes: the read waits, and SIGTERM ends it (143, one
+            # message), with no --write-trace left behind.
+            fifo = os.path.join(work, "in.trace")
+            os.mkfifo(fifo)
+            p = start([npusim, "traffic", "--trace", fifo, "--write-trace", "out.trace"], work)
+            wait_for(p, lambda: waits_for_fifo_writer(p.pid), "the open of the FIFO")
+            p.send_signal(signal.SIGTERM)
+            finish(p, 143)
+            err = text(work, "stderr")
+            if "npusim: error: --trace: stopped by SIGTERM while the trace was read" not in err:
+                fail(f"message: {err}")
+            if [f for f in os.listdir(work) if f.startswith("out.trace") or ".npusim-" in f]:
+                fail(f"--write-trace left: {os.listdir(work)}")
+        elif case == "traffic_write_trace_two":
+            # Two signals at once (as `timeout` sends them) while --write-trace is written: the
+            # process ends at once and leaves no torn trace (its temporary file is removed).
+            p = start([npusim, "traffic", "--requests", "4000000000", "--progress", "--issue-width", "4",
+                       "--write-trace", "out.trace"], work)
+            wait_for(p, stderr_has(work, " requests)"), "progress line")
+            p.send_signal(signal.SIGTERM)
+            p.send_signal(signal.SIGTERM)
+            try:
+                rc = p.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                fail("npusim did not end after the second signal")
+            if rc != -signal.SIGTERM and rc != 143:
+                fail(f"exit {rc}, expected death by SIGTERM or 143")
+            left = [f for f in os.listdir(work) if ".npusim-" in f]
+            if left:
+                fail(f"temporary files left: {left}")
+            if os.path.exists(os.path.join(work, "out.trace")):
+                # Only when the first signal's stop was quicker than the second: then complete.
+                if rc != 143:
+                    fail("a trace after death by the second signal")
+                data = open(os.path.join(work, "out.trace")).read()
+                if data and not data.endswith("\n"):
+                    fail("the trace ends mid-line")
         elif case == "replay_term":
             ops = os.path.join(work, "ops.txt")
             with open(ops, "w") as f:

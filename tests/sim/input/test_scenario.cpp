@@ -140,7 +140,7 @@ TEST_CASE("platform: unknown keys and bad values name the key, file and line", "
              Catch::StartsWith("s.yaml:9:3") && Catch::Contains("tRAS"));
   CHECK_THAT(err({{"dataram.base", "0x1000", {"--set", 0, 0}}}),
              Catch::Contains("follows the heap layout"));
-  CHECK_THAT(err({{"core.clock_ghz", "fast", {"--set", 0, 0}}}), Catch::Contains("positive number"));
+  CHECK_THAT(err({{"core.clock_ghz", "fast", {"--set", 0, 0}}}), Catch::Contains("expected a clock in GHz, from 0.001 to 1000"));
   CHECK_THAT(err({{"gpu.cores", "4", {"--set", 0, 0}}}), Catch::Contains("unknown section"));
   CHECK_THAT(err({{"windows.2.lo", "0", {"--set", 0, 0}}}), Catch::Contains("window 2 is given but window 1 is not"));
   CHECK_THAT(err({{"firmware.dma_channel", "9", {"--set", 0, 0}}}), Catch::Contains("has 4 channels"));

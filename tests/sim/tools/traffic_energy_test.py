@@ -159,7 +159,7 @@ elif check == "bad":
     if "--trace-format" not in p.stderr or "drampower" not in p.stderr:
         sys.exit("message: " + p.stderr)
     p = traffic("--write-trace", os.path.join(tmp, "no", "such", "dir.trace"), "--requests", "10", rc=2)
-    if "--write-trace" not in p.stderr or "cannot write" not in p.stderr:
+    if "--write-trace" not in p.stderr or "cannot be written" not in p.stderr:
         sys.exit("message: " + p.stderr)
 else:
     sys.exit("unknown check " + check)
