@@ -11,7 +11,8 @@ echo "== fuzzing every parser (libFuzzer, ${FUZZ_SECONDS:-60} s in all, $jobs at
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_TESTS=OFF \
       -DNPUSIM_BENCH=OFF -DNPUSIM_WERROR=ON >/dev/null
 fuzzers=(fuzz_scenario fuzz_neuron_scenario fuzz_snitch_scenario fuzz_torch_op fuzz_profile
-         fuzz_heap_ops fuzz_check_windows_csv fuzz_check_windows_json fuzz_report fuzz_sweep)
+         fuzz_heap_ops fuzz_check_windows_csv fuzz_check_windows_json fuzz_report fuzz_sweep
+         fuzz_traffic_trace fuzz_elf)
 cmake --build build-fuzz --target "${fuzzers[@]}" -j"$jobs"
 # Seeds: the shipped files of each kind (a torch_op seed is the body of a scenario's torch_op).
 seeds() {  # seeds TARGET FILE... (numbered: two seeds may share a file name)
@@ -39,10 +40,12 @@ seeds fuzz_report tests/golden/default.report.json tests/golden/custom_op_relu.r
       tests/data/bad_trace.json tests/bad_input/data/report_*.json tests/bad_input/data/trace_types.json
 seeds fuzz_sweep tests/sweep/*.yaml tests/data/sweep_plot.yaml tests/bad_input/data/sweep_huge.yaml tests/bad_input/data/sweep_many_values.yaml \
       tests/data/bad_sweep/results.jsonl tests/bad_input/data/sweep_bad_results/results.jsonl
+seeds fuzz_traffic_trace tests/fuzz/seeds/trace_*
+seeds fuzz_elf tests/fuzz/seeds/program.elf
 declare -A dict=([fuzz_scenario]=scenario [fuzz_neuron_scenario]=scenario [fuzz_snitch_scenario]=scenario
                  [fuzz_torch_op]=torch_op [fuzz_profile]=profile [fuzz_heap_ops]=heap_ops
                  [fuzz_check_windows_csv]=check_windows [fuzz_check_windows_json]=check_windows
-                 [fuzz_report]=report [fuzz_sweep]=sweep)
+                 [fuzz_report]=report [fuzz_sweep]=sweep [fuzz_traffic_trace]=traffic_trace [fuzz_elf]=elf)
 per=$(( ${FUZZ_SECONDS:-60} / ${#fuzzers[@]} ))
 [ "$per" -ge 1 ] || per=1
 # JOBS fuzzers at a time, each for its share of FUZZ_SECONDS; the verdicts are printed in order.
