@@ -40,6 +40,10 @@ struct FirmwareConfig {
   // (assumption: 32 bytes; the rest of a frame is touched only by what the code does).
   uint32_t frame_spill_bytes = 32;
   uint64_t call_cycles = 8;      // compute cycles of a firmware call's entry/exit (assumption)
+  // The firmware image memory of a firmware program (code, data, bss): an SRAM at
+  // [image_base, image_base + image_size) of the management core (assumption: 1 MiB at 1 MiB).
+  uint32_t image_base = 0x100000;
+  uint32_t image_size = 0x100000;
 };
 
 class FirmwareFault : public std::runtime_error {
@@ -89,6 +93,8 @@ class Firmware {
   const FirmwareConfig& config() const { return cfg_; }
   alloc::neuron::NeuronHeaps<models::Core>& heaps() { return heaps_; }
   const StackState& stack() const { return stack_; }
+  // The stack as a firmware program moved it (the program runner keeps it up to date).
+  StackState& program_stack() { return stack_; }
   FirmwareHooks& hooks() { return hooks_; }
   void set_method(TransferMethod m) { cfg_.method = m; }
   // Allocation failures the firmware treats as fatal end the program (default); when false

@@ -34,7 +34,16 @@ platforms::Topology NeuronPlatformConfig::description() const {
 }
 
 platforms::Topology NeuronPlatformConfig::management_topology() const {
-  return platforms::select_part(description(), platforms::kManagementPart);
+  platforms::Topology t = platforms::select_part(description(), platforms::kManagementPart);
+  if (firmware_image && !t.components.empty()) {
+    std::string ic;
+    for (const auto& c : t.components)
+      if (c.kind == platforms::Kind::kInterconnect && ic.empty()) ic = c.name;
+    t.components.push_back({platforms::Kind::kSram, "fwmem", "fwmem", 1, "", false, ""});
+    t.bindings.push_back({ic, "fwmem"});
+    t.regions.push_back({ic, "fwmem", "fwmem", {}, {}, 0, 0, false, 0});
+  }
+  return t;
 }
 
 platforms::Topology NeuronPlatformConfig::gpsimd_topology() const {
@@ -56,7 +65,14 @@ platforms::Parameters NeuronPlatformConfig::parameters() const {
   s.gpsimd_dma.setup_cycles = static_cast<uint64_t>(std::llround(gpsimd_cores.dma_setup_ns / dma.clock_ns));
   s.fabric = memory.interconnect;
   s.fabric.hop_latency_cycles = gpsimd_cores.fabric_hop_cycles;
-  return platforms::neuron_gpsimd_parameters(s);
+  platforms::Parameters p = platforms::neuron_gpsimd_parameters(s);
+  if (firmware_image) {
+    models::SramConfig image = memory.dataram;
+    image.base = firmware.image_base;
+    image.size = firmware.image_size;
+    p.srams["fwmem"] = image;
+  }
+  return p;
 }
 
 namespace {

@@ -64,6 +64,9 @@ struct NeuronPlatformConfig {
   // include an SRAM and an HBM, the first core runs the firmware). Empty: the built-in
   // neuron-gpsimd description (platforms/neuron_gpsimd.h) with gpsimd_cores.cores cores.
   std::optional<platforms::Topology> topology;
+  // A firmware program runs on the management core: its image memory (firmware.image_base,
+  // image_size; an SRAM with the dataram's timing) joins the management core's map.
+  bool firmware_image = false;
 
   // The one description: `topology` if given, else the built-in one of this configuration.
   platforms::Topology description() const;

@@ -195,4 +195,21 @@ ElfImage load_elf(const std::string& path, uint64_t max_bytes) {
   return parse_elf(path, bytes, max_bytes);
 }
 
+ArgvImage lay_out_argv(uint32_t base, const std::vector<std::string>& argv) {
+  ArgvImage a;
+  a.argc = static_cast<uint32_t>(argv.size());
+  a.argv = base;
+  const uint32_t array_bytes = static_cast<uint32_t>(4 * (argv.size() + 1));
+  a.bytes.assign(array_bytes, 0);
+  uint32_t str = base + array_bytes;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::memcpy(a.bytes.data() + 4 * i, &str, 4);
+    a.bytes.insert(a.bytes.end(), argv[i].begin(), argv[i].end());
+    a.bytes.push_back(0);
+    str += static_cast<uint32_t>(argv[i].size() + 1);
+  }
+  while (a.bytes.size() % 8) a.bytes.push_back(0);
+  return a;
+}
+
 }  // namespace npusim::models::rv32

@@ -58,4 +58,12 @@ ElfImage load_elf(const std::string& path, uint64_t max_bytes = 256ull << 20);
 // The same from bytes in memory (`name` for messages).
 ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& bytes, uint64_t max_bytes = 256ull << 20);
 
+// main's argv laid out at `base` (a program's .npusim_args region): the pointer array
+// (argv.size() + 1 entries, the last 0), then the strings, padded to 8 bytes.
+struct ArgvImage {
+  uint32_t argc = 0, argv = 0;
+  std::vector<uint8_t> bytes;
+};
+ArgvImage lay_out_argv(uint32_t base, const std::vector<std::string>& argv);
+
 }  // namespace npusim::models::rv32

@@ -116,6 +116,17 @@ class Hart {
   Stop run(uint64_t until, Env& env);
 
   void set_call_observer(CallObserver* o) { calls_ = o; }
+  // The stack guard: the hart runs on the stack [lo, hi). From now on a write of sp (x2) to
+  // an address in the kGuardReach bytes below `lo` stops the hart with a "stack overflow"
+  // fault (lo 0: no guard; an sp further away is another stack, as during a switch). The
+  // lowest sp written below `hi` since then is the stack's high-water mark (sp_low).
+  static constexpr uint32_t kGuardReach = 1u << 20;
+  void set_stack_guard(uint32_t lo, uint32_t hi) {
+    guard_lo_ = lo;
+    sp_low_ = hi;
+  }
+  uint32_t stack_guard() const { return guard_lo_; }
+  uint32_t sp_low() const { return sp_low_; }
   // A barrier arrival leaves at `cycle` (>= the arrival).
   void leave_barrier(uint64_t cycle);
 
@@ -181,6 +192,8 @@ class Hart {
   CallObserver* calls_ = nullptr;
   bool dma_busy_polled_ = false;  // the last DMA status read found the engine busy
   uint64_t dma_poll_cycle_ = 0;
+  uint32_t guard_lo_ = 0;
+  uint32_t sp_low_ = 0xffffffffu;
 };
 
 }  // namespace npusim::models::rv32

@@ -13,19 +13,40 @@ constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr size_t kMaxSpansPerHart = 200'000;   // trace spans kept per core (the rest counted)
 constexpr size_t kMaxOutputBytes = 1u << 20;   // printed text kept per core
 constexpr size_t kMaxLines = 100'000;          // printed lines kept per core (summary, output:)
+constexpr size_t kMaxChain = 4096;             // call depth a chain keeps
 }  // namespace
 
 void HartRecord::call(uint32_t target, uint64_t cycle) {
-  if (spans.size() >= kMaxSpansPerHart || dropped_depth > 0) {
-    ++spans_dropped;
-    ++dropped_depth;
-    return;
+  if (track_chain) {
+    if (chain.size() < kMaxChain) {
+      chain.push_back(target);
+      call_pcs.push_back(hart->pc());
+    } else {
+      ++chain_dropped;
+    }
   }
-  spans.push_back(CallSpan{target, cycle, cycle, static_cast<uint32_t>(call_stack.size())});
-  call_stack.push_back(spans.size() - 1);
+  if (trace_calls) {
+    if (spans.size() >= kMaxSpansPerHart || dropped_depth > 0) {
+      ++spans_dropped;
+      ++dropped_depth;
+    } else {
+      spans.push_back(CallSpan{target, cycle, cycle, static_cast<uint32_t>(call_stack.size())});
+      call_stack.push_back(spans.size() - 1);
+    }
+  }
+  if (on_call) on_call(*this, target, cycle);
 }
 
 void HartRecord::ret(uint64_t cycle) {
+  if (on_ret) on_ret(*this, cycle);
+  if (track_chain) {
+    if (chain_dropped > 0) --chain_dropped;
+    else if (!chain.empty()) {
+      chain.pop_back();
+      call_pcs.pop_back();
+    }
+  }
+  if (!trace_calls) return;
   if (dropped_depth > 0) {
     --dropped_depth;
     return;
@@ -136,10 +157,11 @@ void ProgramCluster::thread() {
     r->preload.shrink_to_fit();
   }
   for (auto& r : harts_) {
-    if (r->trace_calls) r->hart->set_call_observer(r.get());
+    if (r->trace_calls || r->track_chain || r->on_call || r->on_ret) r->hart->set_call_observer(r.get());
     r->hart->reset(r->program->entry, kernel_cycle_);
     r->hart->set_x(10, r->argc);  // a0, a1: main's argc and argv (docs/snitch-programs.md)
     r->hart->set_x(11, r->argv);
+    r->hart->set_stack_guard(r->stack_lo, r->stack_hi ? r->stack_hi : 0xffffffffu);
   }
   while (true) {
     // The next hart to step: the lowest cycle among running harts not at the barrier.
@@ -273,6 +295,12 @@ Env::Result ProgramCluster::host(Hart& h, uint32_t offset, uint32_t size, const 
 
 Env::Result ProgramCluster::access(Hart& h, bool write, uint32_t addr, uint32_t size, void* data, Answer& a) {
   HartRecord& r = record_of(h);
+  for (auto& m : mmio_)
+    if (addr - m.base < m.size) {
+      a.ready = h.cycle() + 1;
+      if (!write) std::memset(data, 0, size);
+      return m.access(r, write, addr - m.base, size, data);
+    }
   if (addr - cfg_.host_base < kHostSize) {
     if (!write) {
       std::memset(data, 0, size);

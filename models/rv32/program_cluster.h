@@ -91,6 +91,15 @@ struct HartRecord : CallObserver {
   std::vector<size_t> call_stack;
   uint64_t spans_dropped = 0;
   size_t dropped_depth = 0;  // calls not recorded (over the cap) still open
+  // The call chain (function entry addresses, outermost first), kept when track_chain is set
+  // (stack-overflow messages), and hooks told of every call and return (before the chain pops).
+  bool track_chain = false;
+  uint32_t stack_lo = 0, stack_hi = 0;  // the guard armed at reset (Hart::set_stack_guard), 0: none
+  std::vector<uint32_t> chain;
+  std::vector<uint32_t> call_pcs;  // per chain entry: the address of the call instruction
+  uint64_t chain_dropped = 0;  // calls deeper than the chain keeps
+  std::function<void(HartRecord&, uint32_t target, uint64_t cycle)> on_call;
+  std::function<void(HartRecord&, uint64_t cycle)> on_ret;
   void call(uint32_t target, uint64_t cycle) override;
   void ret(uint64_t cycle) override;
   // Image writes done at the start of the simulation (segments, argv), by debug transport.
@@ -107,6 +116,13 @@ class ProgramCluster : public sc_core::sc_module, private Env {
                        const ElfImage& program, std::vector<std::string> args);
   // Asked between quanta; true stops every running hart (Ctrl-C).
   void set_stop_check(std::function<bool()> f) { should_stop_ = std::move(f); }
+  // A register block of the platform at [base, base + size) (not a memory): loads and stores
+  // there go to `access` (offset from base; it may set the hart's fault, stop it, or return
+  // kRetry to have the kernel brought up to the hart's cycle first). Before sc_start.
+  using MmioAccess = std::function<Env::Result(HartRecord&, bool write, uint32_t offset, uint32_t size, void* data)>;
+  void add_mmio(uint32_t base, uint32_t size, MmioAccess access) {
+    mmio_.push_back(Mmio{base, size, std::move(access)});
+  }
   void set_line_hook(std::function<void(const HartRecord&, uint64_t cycle, const std::string&)> h) {
     on_line_ = std::move(h);
   }
@@ -145,6 +161,11 @@ class ProgramCluster : public sc_core::sc_module, private Env {
   bool done_ = false;
   tlm::tlm_generic_payload trans_;
   std::function<bool()> should_stop_;
+  struct Mmio {
+    uint32_t base, size;
+    MmioAccess access;
+  };
+  std::vector<Mmio> mmio_;
   std::function<void(const HartRecord&, uint64_t, const std::string&)> on_line_;
 };
 

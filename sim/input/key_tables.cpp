@@ -142,12 +142,18 @@ const MapSpec kTorchOp{"torch_op",
                         key("scalars", list(v(ValueKind::kNumber))), key("stack_size", size()),
                         key("reference", text()),
                         key("output", text())}};
+const MapSpec kNeuronBinary{"binary",
+                            {key("elf", text(), true, "a firmware program built with npusim cc --platform neuron-gpsimd (relative to the scenario)"),
+                             key("args", list(text()), false, "main's argv[1..]"),
+                             key("max_cycles", size(1, uint64_t{1} << 40), false, "cycle budget of the run")}};
 const MapSpec kNeuronRoot{
     "the scenario",
     {key("name", text()), key("description", text()), key("platform", text()),
      key("set", settings(), false, "platform overrides: section.key: value"),
      key("policies", map(kNeuronPolicies)), key("program", v(ValueKind::kSteps)),
      alt("custom_op", {text(), map(kCustomOp)}), key("torch_op", map(kTorchOp)),
+     key("binary", map(kNeuronBinary), false, "a firmware program on the management core (docs/firmware-programs.md)"),
+     key("output", list(text()), false, "lines the firmware program must print"),
      key("expect", value_map(ValueKind::kCondition))}};
 
 // --- snitch-cluster scenarios (docs/snitch-cluster.md) ---

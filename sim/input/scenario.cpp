@@ -338,8 +338,37 @@ class Parser : public YamlInput {
         fail(t, "a scenario has one of program, custom_op and torch_op");
       sc.torch_op = torch_op(t);
     }
-    if (!root["program"] && !root["custom_op"] && !root["torch_op"])
-      fail(root, "a scenario needs a program (a list of steps), a custom_op or a torch_op");
+    if (const auto b = root["binary"]) {
+      if (root["program"] || root["custom_op"] || root["torch_op"])
+        fail(b, "a scenario runs one of program (steps), binary, custom_op and torch_op");
+      check_keys(*this, b, root_map("binary"));
+      Scenario::FirmwareBinary bin;
+      bin.at = at(b["elf"]);
+      bin.elf = str(b["elf"], "elf");
+      if (bin.elf.empty()) fail(b["elf"], "elf names the program file");
+      if (bin.elf[0] != '/' && !file_.empty()) {
+        const auto slash = file_.find_last_of('/');
+        if (slash != std::string::npos) bin.elf = file_.substr(0, slash + 1) + bin.elf;
+      }
+      if (const auto a = b["args"]) {
+        if (!a.IsSequence()) fail(a, "args takes a list of strings");
+        for (const auto& e : a) bin.args.push_back(str(e, "an argument"));
+      }
+      if (const auto mc = b["max_cycles"]) {
+        const auto n = parse_size(str(mc, "max_cycles"));
+        if (!n || *n == 0 || *n > (uint64_t{1} << 40)) fail(mc, "max_cycles takes a cycle count from 1 to 2^40");
+        bin.max_cycles = *n;
+      }
+      sc.binary = std::move(bin);
+      if (const auto o = root["output"]) {
+        if (!o.IsSequence()) fail(o, "output takes a list of lines the program must print");
+        for (const auto& e : o) sc.output.emplace_back(str(e, "an output line"), at(e));
+      }
+    } else if (root["output"]) {
+      fail(root["output"], "output is for a binary: steps print nothing");
+    }
+    if (!root["program"] && !root["custom_op"] && !root["torch_op"] && !root["binary"])
+      fail(root, "a scenario needs a program (a list of steps), a binary, a custom_op or a torch_op");
     if (const auto ex = root["expect"]) sc.expect = expectations(ex);
     return sc;
   }

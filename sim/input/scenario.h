@@ -100,6 +100,16 @@ struct Scenario : ScenarioHead {
   std::string dma_window_policy = "abort";   // abort | record
   std::string alloc_failure_policy = "abort";  // abort | record
   std::vector<Step> program;
+  // A firmware program on the management core instead of steps (docs/firmware-programs.md):
+  // an RV32 ELF built with `npusim cc --platform neuron-gpsimd`.
+  struct FirmwareBinary {
+    std::string elf;                // path as resolved (relative to the scenario's folder)
+    std::vector<std::string> args;  // argv[1..]
+    uint64_t max_cycles = 0;        // 0: the default budget
+    Where at;
+  };
+  std::optional<FirmwareBinary> binary;
+  std::vector<std::pair<std::string, Where>> output;  // lines the program must print
   std::string custom_op;  // instead of program
   std::map<std::string, long long> op_args;
   std::optional<TorchOpSpec> torch_op;  // instead of program / custom_op

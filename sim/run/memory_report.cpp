@@ -9,25 +9,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Untimed view of device memory through the core (debug transport), for sampling heaps.
-struct DebugPort {
-  models::Core& c;
-  uint32_t load32(uint64_t a) {
-    uint32_t v;
-    c.peek(a, &v, 4);
-    return v;
-  }
-  void store32(uint64_t a, uint32_t v) { c.poke(a, &v, 4); }
-  void read(uint64_t a, void* d, size_t n) { c.peek(a, d, n); }
-  void write(uint64_t a, const void* s, size_t n) { c.poke(a, s, n); }
-  void compute(uint64_t) {}
-};
-
 }  // namespace
 
 void sample_heap(models::Core& core, const alloc::neuron::NeuronLayout& l, alloc::neuron::HeapId id,
                  const std::string& name, HeapTrack& t, HeapBlockTracker& blocks,
-                 std::vector<std::unique_ptr<RunObserver>>& obs) {
+                 std::vector<std::unique_ptr<RunObserver>>& obs, std::optional<uint64_t> now_ps) {
   using alloc::neuron::HeapId;
   DebugPort port{core};
   const uint32_t mgr = id == HeapId::kHbm ? l.hbm_mgr() : id == HeapId::kDataram ? l.dataram_mgr() : l.libc_mgr();
@@ -40,7 +26,7 @@ void sample_heap(models::Core& core, const alloc::neuron::NeuronLayout& l, alloc
   t.unused_fw = c.unused_bytes;
   t.pool_size = c.buffer_size;
   t.num_blocks = c.num_blocks;
-  const uint64_t now = to_ps(core.now());
+  const uint64_t now = now_ps ? *now_ps : to_ps(core.now());
   try {
     t.largest_free = h.get_free_space(1, alloc::xmem::FreeSpaceQual::kMax);
     t.descriptors = h.descriptors_used();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,21 @@ namespace npusim::sim {
 
 // An xmem heap of a firmware as the reports see it: its operations counted, its state sampled
 // after each of them.
+// Untimed view of device memory through the core (debug transport): a memory port
+// (allocators/memory_port.h) for reading heaps without time or statistics.
+struct DebugPort {
+  models::Core& c;
+  uint32_t load32(uint64_t a) {
+    uint32_t v;
+    c.peek(a, &v, 4);
+    return v;
+  }
+  void store32(uint64_t a, uint32_t v) { c.poke(a, &v, 4); }
+  void read(uint64_t a, void* d, size_t n) { c.peek(a, d, n); }
+  void write(uint64_t a, const void* s, size_t n) { c.poke(a, s, n); }
+  void compute(uint64_t) {}
+};
+
 struct HeapTrack {
   bool initialised = false;
   uint64_t peak_used = 0, peak_descriptors = 0, alloc_failures = 0, frees = 0, allocs = 0;
@@ -47,7 +63,7 @@ struct HeapTrack {
 // An uninitialised heap is left alone; a heap that cannot be walked keeps its last values.
 void sample_heap(models::Core& core, const alloc::neuron::NeuronLayout& layout, alloc::neuron::HeapId id,
                  const std::string& name, HeapTrack& t, HeapBlockTracker& blocks,
-                 std::vector<std::unique_ptr<RunObserver>>& obs);
+                 std::vector<std::unique_ptr<RunObserver>>& obs, std::optional<uint64_t> now_ps = std::nullopt);
 
 // The report's members: a heap, a memory (statistics of its b_transport traffic), a DMA channel.
 nlohmann::ordered_json heap_json(const HeapTrack& t, uint64_t exhaustion_events);

@@ -25,11 +25,24 @@ const std::set<std::string>& fixed_metric_keys() {
 const char* kHeapFields[] = {"peak_used", "descriptors_peak", "exhaustion_events", "free_bytes",
                              "largest_free", "alloc_failures", "fragmentation", "unused_bytes"};
 
+
+const std::set<std::string>& program_metric_keys() {
+  static const std::set<std::string> k = {"exit_code", "instructions", "cycles", "ipc", "stall.dependency",
+                                          "stall.dataram", "stall.hbm", "stall.fwmem", "stall.dma", "stall.total",
+                                          "output.missing"};
+  return k;
+}
+
 }  // namespace
 
 void NeuronSteps::check_expectation_keys() const {
   for (const auto& e : sc_.expect) {
     if (fixed_metric_keys().count(e.key) || energy_metric_keys().count(e.key)) continue;
+    if (program_metric_keys().count(e.key)) {
+      if (binary()) continue;
+      throw InputError(e.at.file, e.at.line, e.key,
+                       "is a metric of a firmware program (binary:); this scenario runs steps", e.at.column);
+    }
     const auto dot = e.key.find('.');
     bool ok = false;
     if (dot != std::string::npos) {
@@ -56,7 +69,7 @@ std::map<std::string, double> NeuronSteps::metrics() const {
     dma_bytes += c.bytes;
     dma_desc += c.descriptors;
   }
-  uint64_t end = ps(cs.end);
+  uint64_t end = std::max(ps(cs.end), program_end_ps_);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
   for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   m["duration"] = static_cast<double>(end) / 1e3;
@@ -96,6 +109,7 @@ std::map<std::string, double> NeuronSteps::metrics() const {
     m[h + ".fragmentation"] = t.worst_fragmentation;
     m[h + ".unused_bytes"] = static_cast<double>(t.unused_fw);
   }
+  if (binary()) binary_metrics(m);
   return m;
 }
 
@@ -189,6 +203,7 @@ Json NeuronSteps::report(int exit_code, const std::vector<Json>& expectations) c
     marks.push_back(Json{{"time_ns", static_cast<double>(markers_[i].first) / 1e3}, {"text", markers_[i].second->text}});
   r["markers"] = marks;
   if (markers_.size() > kReportMarkers) r["markers_omitted"] = markers_.size() - kReportMarkers;
+  if (binary()) binary_report(r);
   r["energy"] = energy_json(energy_);
   r["layout_warnings"] = layout_warnings_;
   if (!warnings_.empty()) r["warnings"] = warnings_;  // only when there are any
@@ -234,6 +249,7 @@ void NeuronSteps::summary(std::ostream& out, const Json& r, const std::vector<Js
                        human_bytes(c["bytes"].get<double>()), c["throughput_gbps"].get<double>(),
                        c["rejected"].get<uint64_t>() ? fmt::format(", {} rejected", c["rejected"].get<uint64_t>()) : "");
   }
+  if (binary()) binary_summary(out);
   write_energy_summary(out, energy_);
   if (r["stack"]["hbm_stack"].get<uint64_t>() != 0)
     out << fmt::format("  hbm stack        {} at 0x{:x}, high-water {}\n",

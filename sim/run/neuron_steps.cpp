@@ -242,6 +242,7 @@ void NeuronSteps::prepare() {
     }
   }
   layout_warnings_ = alloc::neuron::lint_layout(cfg_.firmware.layout);
+  if (binary()) prepare_binary();
 }
 
 void NeuronSteps::build() {
@@ -250,6 +251,7 @@ void NeuronSteps::build() {
   } catch (const std::invalid_argument& e) {  // a topology the builder cannot wire
     throw InputError(platform_name_, 0, "topology", e.what());
   }
+  if (binary()) build_binary();
   fw::Firmware& f = p_->firmware;
   f.args() = sc_.op_args;
   auto& hooks = f.hooks();
@@ -288,6 +290,11 @@ void NeuronSteps::attach(std::vector<std::unique_ptr<RunObserver>>& observers) {
 
 void NeuronSteps::start() {
   const std::string core = p_->core.basename();
+  if (binary()) {
+    hart_->trace_calls = !obs_.empty();
+    for (auto& o : obs_) o->core_busy(core, 0, true);
+    return;
+  }
   p_->run([this, core](fw::Firmware& fw) {
     for (auto& o : obs_) o->core_busy(core, 0, true);
     if (op_) op_();
@@ -309,9 +316,13 @@ void NeuronSteps::collect() {
     fault_ = fl;
     for (auto& o : obs_) o->instant("faults", fl.kind, fl.time_ps, Json{{"message", fl.message}, {"step", fl.where}});
   }
-  for (HeapId id : kHeaps) sample(id);
+  if (binary()) collect_binary();
+  for (HeapId id : kHeaps) {
+    if (binary()) sample_heap(p_->core, cfg_.firmware.layout, id, alloc::neuron::heap_name(id), heaps_[id], blocks_, obs_, program_end_ps_);
+    else sample(id);
+  }
   // The energy of the run, to its end (the metric `duration`).
-  uint64_t end = ps(p_->core.stats().end);
+  uint64_t end = std::max(ps(p_->core.stats().end), program_end_ps_);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
   for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));
   energy_ = platforms::platform_energy(*p_, sc_core::sc_time(static_cast<double>(end), sc_core::SC_PS));
@@ -319,11 +330,16 @@ void NeuronSteps::collect() {
 
 bool NeuronSteps::fails(bool has_expectations) const {
   // Without expectations, a fault or a recorded violation fails the run.
-  return !has_expectations && (fault_ || !p_->dma.faults().empty());
+  const bool bad_exit = binary() && hart_->end == models::rv32::HartEnd::kExited && hart_->hart->exit_code() != 0;
+  return !has_expectations && (fault_ || !p_->dma.faults().empty() || bad_exit || !missing_output_.empty());
 }
 
 void NeuronSteps::finish_outputs(const std::map<std::string, double>&) {
-  uint64_t end = ps(p_->core.stats().end);
+  uint64_t end = std::max(ps(p_->core.stats().end), program_end_ps_);
+  if (binary()) {
+    binary_trace();
+    for (auto& o : obs_) o->core_busy(p_->core.basename(), program_end_ps_, false);
+  }
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));
   for (const auto& fl : p_->dma.faults()) end = std::max(end, ps(fl.time));  // a fault ends a run too
   send_memory_series("dataram", p_->memory.dataram.stats(), cfg_.memory.dataram.clock_ns, end, obs_);

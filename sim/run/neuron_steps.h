@@ -16,6 +16,7 @@
 #include "allocators/neuron/neuron_heaps.h"
 #include "firmware/neuron_device.h"
 #include "firmware/neuron_platform.h"
+#include "models/rv32/program_cluster.h"
 #include "sim/run/heap_blocks.h"
 #include "sim/run/memory_report.h"
 #include "sim/run/pipeline.h"
@@ -94,6 +95,61 @@ class NeuronSteps : public Workload {
   std::vector<OpenCall> calls_;
   uint64_t steps_done_ = 0;
   Progress progress_;
+
+  // --- a firmware program on the management core instead of steps (neuron_binary.cpp) ---
+  bool binary() const { return sc_.binary.has_value(); }
+  void prepare_binary();
+  void build_binary();
+  void collect_binary();
+  void binary_metrics(std::map<std::string, double>& m) const;
+  void binary_report(Json& r) const;
+  void binary_summary(std::ostream& out) const;
+  void binary_trace();
+  uint64_t cycle_ps(uint64_t cycle) const;
+  models::rv32::Env::Result stack_register(models::rv32::HartRecord& r, bool write, uint32_t offset, void* data);
+  models::rv32::Env::Result dma_register(models::rv32::HartRecord& r, bool write, uint32_t offset, void* data);
+  void watched_call(models::rv32::HartRecord& r, uint32_t target, uint64_t cycle);
+  void watched_return(models::rv32::HartRecord& r, uint64_t cycle);
+  std::string call_site(const models::rv32::HartRecord& r, bool with_line);
+  std::string source_line(uint32_t pc);
+  std::string chain_text(const models::rv32::HartRecord& r) const;
+  void switch_stack(models::rv32::HartRecord& r, uint32_t lo, uint32_t hi);
+  std::unique_ptr<models::rv32::ElfImage> image_;
+  std::unique_ptr<models::rv32::ProgramCluster> pcluster_;
+  models::rv32::HartRecord* hart_ = nullptr;
+  models::rv32::ArgvImage argv_;
+  enum class Watch { kInit, kAlloc, kFree, kCall };
+  struct Watched {
+    std::string name;
+    Watch kind;
+    HeapId heap;
+  };
+  std::map<uint32_t, Watched> watched_;  // function entry -> what it is
+  struct OpenWatch {
+    const Watched* w;
+    size_t depth;
+    uint64_t start;  // cycle
+    uint32_t a[4];
+  };
+  std::vector<OpenWatch> open_watch_;
+  struct DoneCall {
+    std::string name, args;
+    uint64_t start_ps, end_ps;
+    int status;
+  };
+  std::vector<DoneCall> fw_calls_;
+  std::map<HeapId, uint64_t> exhaustion_;  // allocations handed a whole block for want of a descriptor
+  uint64_t dma_src_ = 0, dma_dst_ = 0;
+  uint32_t dma_len_ = 0, dma_channel_ = 0, dma_errors_ = 0;
+  std::vector<uint64_t> dma_tickets_;
+  size_t dma_done_ = 0;
+  bool dma_polling_ = false;  // the program's last STATUS read found the engine busy
+  uint64_t dma_poll_start_ = 0;
+  uint32_t stack_lo_reg_ = 0;
+  uint32_t stack_hi_ = 0;  // top of the stack the guard watches
+  uint64_t program_end_ps_ = 0;
+  std::vector<std::string> missing_output_;
+  std::map<uint32_t, std::string> lines_;  // pc -> "file:line" (or "")
 };
 
 }  // namespace npusim::sim::neuron

@@ -193,16 +193,8 @@ void SnitchPrograms::prepare_binaries() {
     argv.insert(argv.end(), bin.args.begin(), bin.args.end());
     uint32_t& off = used[bin.elf];
     const uint32_t base = *start + off;
-    const uint32_t array_bytes = static_cast<uint32_t>(4 * (argv.size() + 1));
-    std::vector<uint8_t> blob(array_bytes, 0);
-    uint32_t str = base + array_bytes;
-    for (size_t i = 0; i < argv.size(); ++i) {
-      std::memcpy(blob.data() + 4 * i, &str, 4);
-      blob.insert(blob.end(), argv[i].begin(), argv[i].end());
-      blob.push_back(0);
-      str += static_cast<uint32_t>(argv[i].size() + 1);
-    }
-    while (blob.size() % 8) blob.push_back(0);
+    rv::ArgvImage av = rv::lay_out_argv(base, argv);
+    std::vector<uint8_t>& blob = av.bytes;
     if (off + blob.size() > kArgsRegionBytes)
       throw InputError(bin.at.file, bin.at.line, "args",
                        fmt::format("the arguments take {} bytes; the program's .npusim_args region holds {}",

@@ -335,7 +335,14 @@
       var progs = cores.filter(function (x) { return x.program && typeof x.program === "object" && x.program.stall_cycles; });
       if (progs.length) {
         // RV32 programs: each core's instructions, cycles, IPC and stall cycles by cause.
-        var causes = ["dependency", "memory tcdm", "memory l3", "memory other", "bank_conflict", "barrier", "dma_wait"];
+        // The memory targets are the platform's (tcdm, l3, other; dataram, hbm, fwmem), the other
+        // causes those the programs' cores have.
+        var causes = ["dependency"], seen = {};
+        progs.forEach(function (x) {
+          Object.keys(x.program.stall_cycles.memory || {}).forEach(function (k) { seen["memory " + k] = 1; });
+          Object.keys(x.program.stall_cycles).forEach(function (k) { if (k !== "memory" && k !== "dependency") seen[k] = 1; });
+        });
+        causes = causes.concat(Object.keys(seen));
         var stall = function (p, k) {
           var s = p.stall_cycles;
           return k.indexOf("memory ") === 0 ? ((s.memory || {})[k.substring(7)] || 0) : (s[k] || 0);
