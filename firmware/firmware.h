@@ -40,6 +40,10 @@ struct FirmwareConfig {
   // (assumption: 32 bytes; the rest of a frame is touched only by what the code does).
   uint32_t frame_spill_bytes = 32;
   uint64_t call_cycles = 8;      // compute cycles of a firmware call's entry/exit (assumption)
+  // Where a firmware program's image (text, data, bss) lives: an SRAM the simulator adds to
+  // the management core's map when it runs a program (assumption: 1 MiB at 1 MiB).
+  uint32_t image_base = 0x100000;
+  uint32_t image_size = 0x100000;
 };
 
 class FirmwareFault : public std::runtime_error {
