@@ -44,12 +44,15 @@ set(npusim_header_dirs allocators models platforms firmware)
 foreach(dir IN LISTS npusim_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" REGEX "firmware/torch/include" EXCLUDE
-          REGEX "firmware/snrt" EXCLUDE)
+          REGEX "firmware/snrt" EXCLUDE REGEX "firmware/neuron/" EXCLUDE)
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/torch/include/ DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR})
 # npusim's Snitch runtime (start-up code, snrt.h, the C library subset), where `npusim cc`
 # finds it beside the installed program: share/npusim/snrt.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/snrt/ DESTINATION ${CMAKE_INSTALL_DATADIR}/npusim/snrt)
+# The Neuron device library for firmware programs on the neuron-gpsimd management core
+# (headers, start-up code, sources): share/npusim/neuron.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/neuron/ DESTINATION ${CMAKE_INSTALL_DATADIR}/npusim/neuron)
 
 install(EXPORT npusimTargets NAMESPACE npusim:: DESTINATION ${NPUSIM_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/npusimConfig.cmake.in

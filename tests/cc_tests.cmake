@@ -49,8 +49,8 @@ npusim_cc_cli_test(not_a_source 2 "tests/cc/check_elf\\.py: not a source npusim 
                    ${npusim} cc -o ${out} tests/cc/check_elf.py)
 npusim_cc_cli_test(unknown_platform 2 "nope-cluster: no such platform"
                    ${npusim} cc --platform nope-cluster -o ${out} tests/programs/hello.c)
-npusim_cc_cli_test(gpsimd_platform 2 "--platform neuron-gpsimd: its cores run no RV32 programs"
-                   ${npusim} cc --platform neuron-gpsimd -o ${out} tests/programs/hello.c)
+npusim_cc_cli_test(scenario_is_no_platform 2 "default\\.yaml"
+                   ${npusim} cc --platform scenarios/default.yaml -o ${out} tests/programs/hello.c)
 npusim_cc_cli_test(bad_set 2 "--set: .*runtime\\.tls_size=lots"
                    ${npusim} cc --set runtime.tls_size=lots -o ${out} tests/programs/hello.c)
 npusim_cc_cli_test(host_interface_in_tcdm 2 "host interface at 0x1002f000 lies inside cluster 0's TCDM"
@@ -95,3 +95,74 @@ endfunction()
 npusim_cc_run_test(run_alloc_trace alloc)
 npusim_cc_run_test(run_printf_formats expected printf_formats)
 npusim_cc_run_test(run_int64_conversions expected int64_conversions)
+
+# Firmware programs on the neuron-gpsimd management core (docs/neuron-programs.md): the Neuron
+# device library builds with -Wall -Wextra -Werror at every level, from C and C++; its state
+# lies at heaps.data_scratch + heaps.bss_offset; a program's own xmem_heap.c replaces the
+# library's (tests/neuron_fw/check_neuron_elf.py).
+function(npusim_neuron_elf_test name mode)
+  add_test(NAME cc.neuron_${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/neuron_fw/check_neuron_elf.py
+                   $<TARGET_FILE:npusim> ${cc_work}/neuron_${name} ${mode} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.neuron_${name} PROPERTIES LABELS cc)
+endfunction()
+foreach(level O0 O2 Oz)
+  npusim_neuron_elf_test(library_${level} program tests/neuron_fw/firmware_main.c -- -${level})
+endforeach()
+npusim_neuron_elf_test(cpp program tests/neuron_fw/firmware_main.cpp -- --std=c++17 -Wall -Wextra -Werror)
+npusim_neuron_elf_test(bss_offset_set program --bss 0x80200 tests/neuron_fw/firmware_main.c
+                       -- --set heaps.bss_offset=0x200)
+npusim_neuron_elf_test(image_set program --image 0x200000:0x40000 tests/neuron_fw/firmware_main.c
+                       -- --set firmware.image_base=0x200000 --set firmware.image_size=256KiB)
+npusim_neuron_elf_test(user_xmem_heap user_xmem tests/neuron_fw/firmware_main.c
+                       tests/neuron_fw/user_xmem/xmem_heap.c -- -O0 -Wall -Werror)
+npusim_cc_cli_test(neuron_bad_method 2 "--set: expected c_memcpy, vec_memcpy or dma \\(at 'firmware\\.method=fast'\\)"
+                   ${npusim} cc --platform neuron-gpsimd --set firmware.method=fast -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_bss_unaligned 2 "heaps\\.bss_offset = 0x80302 is not 4-byte aligned"
+                   ${npusim} cc --platform neuron-gpsimd --set heaps.bss_offset=0x302 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_bss_beyond_dataram 2 "allocators' state \\[0x8ff00, 0x90024\\) ends beyond the dataram"
+                   ${npusim} cc --platform neuron-gpsimd --set heaps.bss_offset=0xff00 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_image_on_dataram 2 "firmware image \\[0x80000, 0x180000\\) overlaps the dataram"
+                   ${npusim} cc --platform neuron-gpsimd --set firmware.image_base=0x80000 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_image_on_host_interface 2 "overlaps npusim's host interface and DMA registers at 0x1002f000"
+                   ${npusim} cc --platform neuron-gpsimd --set firmware.image_base=0x10000000 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_image_empty 2 "firmware image must be non-empty .*firmware\\.image_size=0"
+                   ${npusim} cc --platform neuron-gpsimd --set firmware.image_size=0 -o ${out} tests/neuron_fw/firmware_main.c)
+# The Neuron profile's numbers (after --set) are the program's macros.
+npusim_cc_cli_test(neuron_macros_from_profile 0 "-DNPUSIM_HOST_BASE=0x1002f000 -DNPUSIM_DMA_BASE=0x1002f100 -DNPUSIM_DATA_SCRATCH=0x80000 -DNPUSIM_DATARAM_SIZE=0x10000 -DNPUSIM_BSS_OFFSET=0x300 -DNPUSIM_HBM_SCRATCH=0x100000000ull -DNPUSIM_HBM_SCRATCH_SIZE=0x4000000 -DNPUSIM_HBM_WINDOW=0x80000000 -DNPUSIM_HBM_POOL_OFFSET=0x228 -DNPUSIM_HBM_HEADER_OFFSET=0x0 -DNPUSIM_DATARAM_POOL_OFFSET=0x42c -DNPUSIM_DATARAM_POOL_SIZE=0x4000 -DNPUSIM_DATARAM_HEADER_OFFSET=0x3200 -DNPUSIM_LIBC_POOL_OFFSET=0x4500 -DNPUSIM_LIBC_POOL_SIZE=0x8000 -DNPUSIM_LIBC_HEADER_OFFSET=0xc500 -DNPUSIM_NUM_BLOCKS=32 -DNPUSIM_LOCAL_STACK_TOP=0x90000 -DNPUSIM_LOCAL_STACK_BYTES=0x3800 -DNPUSIM_DMA_CHANNEL=1 -DNPUSIM_DMA_CHANNELS=4 -DNPUSIM_TRANSFER_METHOD=1 -DNPUSIM_DOUBLE_BUFFER=1 -DNPUSIM_VECTOR_BYTES=64"
+                   ${npusim} cc -v --platform neuron-gpsimd --set firmware.method=vec_memcpy --set firmware.double_buffer=true
+                   --set firmware.dma_channel=1 -o ${cc_work}/errors/neuron_macros.elf tests/neuron_fw/firmware_main.c)
+
+# The C xmem heap of the Neuron device library equals the exact C++ model op for op
+# (tests/neuron_fw/xmem_exact.py): every xmem trace of the repository and seeded random traces,
+# run as a program on the snitch-cluster platform (xmem is platform-independent; its pool,
+# header and manager in L3) against `npusim heap replay` with the same addresses.
+function(npusim_xmem_exact_test name trace)
+  add_test(NAME cc.xmem_exact_${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/neuron_fw/xmem_exact.py
+                   $<TARGET_FILE:npusim> ${cc_work}/xmem_exact_${name} ${trace} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.xmem_exact_${name} PROPERTIES LABELS cc)
+endfunction()
+npusim_xmem_exact_test(quirks scenarios/heap/xmem_quirks.ops
+                       --pool-base 0x90000001 --pool-size 0x1000 --trace-base 0x10000001)
+npusim_xmem_exact_test(descriptor_exhaustion scenarios/heap/descriptor_exhaustion.ops
+                       --pool-size 0x1000 --blocks 8 --trace-base 0x10000000)
+npusim_xmem_exact_test(dataram_mixed scenarios/heap/dataram_mixed.ops
+                       --pool-base 0x9000042c --pool-size 0x4000 --trace-base 0x8042c --align0 64)
+npusim_xmem_exact_test(random_1 random:1)
+npusim_xmem_exact_test(random_2_odd_base random:2 --pool-base 0x90000005 --pool-size 0x3001 --blocks 40)
+npusim_xmem_exact_test(random_3_few_blocks random:3 --pool-size 0x2000 --blocks 8)
+npusim_xmem_exact_test(random_4_no_header random:4 --header none)
+# The check finds a heap that differs: the library's heap with the split rule off by one.
+file(READ ${PROJECT_SOURCE_DIR}/firmware/neuron/src/xmem_heap.c xmem_src)
+string(REPLACE "csize - need > XMEM_HEAP_MIN_ALLOC_SIZE" "csize - need >= XMEM_HEAP_MIN_ALLOC_SIZE"
+       xmem_off_by_one "${xmem_src}")
+if(xmem_off_by_one STREQUAL xmem_src)
+  message(FATAL_ERROR "tests/cc_tests.cmake: the split rule of firmware/neuron/src/xmem_heap.c changed: update the mutation")
+endif()
+file(WRITE ${cc_work}/xmem_off_by_one/xmem_heap.c "${xmem_off_by_one}")
+npusim_xmem_exact_test(finds_a_changed_heap random:1 --xmem ${cc_work}/xmem_off_by_one/xmem_heap.c)
+set_tests_properties(cc.xmem_exact_finds_a_changed_heap PROPERTIES
+                     PASS_REGULAR_EXPRESSION "FAIL: random:1:[0-9]+: free_bytes: the C heap gives [0-9]+, the exact model [0-9]+")

@@ -1,5 +1,5 @@
 // `npusim cc`: builds an RV32 program for a platform's cores with npusim's start-up code and
-// runtime (sim/tools/program_build.h, docs/snitch-programs.md).
+// runtime (sim/tools/program_build.h, docs/snitch-programs.md, docs/neuron-programs.md).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -22,8 +22,9 @@ struct CcArgs {
 
 void register_cc_command(CLI::App& app, Commands& cmds) {
   auto* cc = app.add_subcommand(
-      "cc", "Build a C/C++/assembly program for the snitch-cluster cores (clang-14, ld.lld-14, npusim's snrt.h "
-            "runtime): docs/snitch-programs.md");
+      "cc", "Build a C/C++/assembly program for a platform's cores (clang-14, ld.lld-14): the snitch-cluster "
+            "cores with npusim's snrt.h runtime (docs/snitch-programs.md), or the neuron-gpsimd management core "
+            "with the Neuron device library (docs/neuron-programs.md)");
   auto a = std::make_shared<CcArgs>();
   auto& o = a->opt;
   cc->add_option("SOURCES", o.sources, "Sources: .c, .cc/.cpp/.cxx, .S, .s")->required()->expected(1, -1);

@@ -132,6 +132,8 @@ std::map<std::string, Field> table(fw::NeuronPlatformConfig& c) {
       {"firmware.local_stack_bytes", uint_setter(f.local_stack_bytes, 0xffffffffu)},
       {"firmware.frame_spill_bytes", uint_setter(f.frame_spill_bytes, 1u << 16)},
       {"firmware.call_cycles", uint_setter(f.call_cycles, 1u << 20)},
+      {"firmware.image_base", uint_setter(f.image_base, 0xffffffffu)},
+      {"firmware.image_size", uint_setter(f.image_size, 0xffffffffu)},
       {"gpsimd.cores", uint_setter(c.gpsimd_cores.cores, 64)},
       {"gpsimd.dma_engines", uint_setter(c.gpsimd_cores.dma_engines, 1024)},
       {"gpsimd.dma_gibps", number_field(c.gpsimd_cores.dma_gibps, 1e6, "expected GiB/s, more than 0 and at most 1e6")},
@@ -409,6 +411,8 @@ fw::NeuronPlatformConfig load_platform(const std::string& name_or_path,
   if (cfg.firmware.local_stack_bytes == 0 ||
       cfg.firmware.local_stack_top < cfg.firmware.local_stack_bytes)
     fail(at("firmware.local_stack_bytes"), "the local stack must be non-empty and start at or above 0");
+  if (cfg.firmware.image_size == 0 || uint64_t{cfg.firmware.image_base} + cfg.firmware.image_size > (1ull << 32))
+    fail(at("firmware.image_size"), "the firmware image must be non-empty and end within the 32-bit address space");
   return cfg;
 }
 

@@ -20,6 +20,9 @@
 #ifndef NPUSIM_SNRT_SOURCE_DIR
 #define NPUSIM_SNRT_SOURCE_DIR ""
 #endif
+#ifndef NPUSIM_NEURON_SOURCE_DIR
+#define NPUSIM_NEURON_SOURCE_DIR ""
+#endif
 
 namespace npusim::sim {
 
@@ -113,16 +116,52 @@ void check_opt_level(const std::string& o) {
   throw BuildError(2, fmt::format("-O{}: expected -O0, -O1, -O2, -O3, -Os or -Oz", o));
 }
 
+// The profile a program is built for: a snitch-cluster one, or a neuron-gpsimd one (whose
+// management core runs firmware programs).
+struct Target {
+  bool neuron = false;
+  platforms::SnitchPlatformConfig snitch;
+  fw::NeuronPlatformConfig gpsimd;
+};
+
 // The platform's profile, or why npusim cc cannot build for it.
-platforms::SnitchPlatformConfig load_platform_for_programs(const ProgramBuildOptions& opt) {
+Target load_platform_for_programs(const ProgramBuildOptions& opt) {
+  Target t;
   if (!is_snitch_platform(opt.platform)) {
     const bool known = !builtin_profile(opt.platform).empty() || input_file_problem(opt.platform).empty();
-    if (known)
-      throw BuildError(2, fmt::format("--platform {}: its cores run no RV32 programs; npusim cc builds for "
-                                      "snitch-cluster platforms",
-                                      opt.platform));
+    if (known) {
+      t.neuron = true;
+      t.gpsimd = load_platform(opt.platform, opt.sets);  // bad value: InputError
+      const auto& l = t.gpsimd.firmware.layout;
+      const auto& f = t.gpsimd.firmware;
+      const uint64_t bss = uint64_t{l.data_scratch} + l.bss_offset;
+      if (bss % 4 != 0)
+        throw BuildError(2, fmt::format("--platform {}: the allocators' state at heaps.data_scratch + heaps.bss_offset "
+                                        "= {} is not 4-byte aligned",
+                                        opt.platform, hex(bss)));
+      if (uint64_t{l.bss_offset} + kAllocatorBssBytes > l.dataram_size)
+        throw BuildError(2, fmt::format("--platform {}: the allocators' state [{}, {}) ends beyond the dataram "
+                                        "(heaps.dataram_size {})",
+                                        opt.platform, hex(bss), hex(bss + kAllocatorBssBytes), hex(l.dataram_size)));
+      const uint64_t img_lo = f.image_base, img_hi = img_lo + f.image_size;
+      const auto overlaps = [&](uint64_t lo, uint64_t hi) { return img_lo < hi && lo < img_hi; };
+      if (overlaps(l.data_scratch, uint64_t{l.data_scratch} + l.dataram_size))
+        throw BuildError(2, fmt::format("--platform {}: the firmware image [{}, {}) overlaps the dataram: move "
+                                        "firmware.image_base",
+                                        opt.platform, hex(img_lo), hex(img_hi)));
+      if (overlaps(l.hbm_window, uint64_t{l.hbm_window} + l.hbm_scratch_size))
+        throw BuildError(2, fmt::format("--platform {}: the firmware image [{}, {}) overlaps the HBM window: move "
+                                        "firmware.image_base",
+                                        opt.platform, hex(img_lo), hex(img_hi)));
+      if (overlaps(kNpusimHostBase, uint64_t{kNpusimDmaBase} + 0x100))
+        throw BuildError(2, fmt::format("--platform {}: the firmware image [{}, {}) overlaps npusim's host interface "
+                                        "and DMA registers at {}: move firmware.image_base",
+                                        opt.platform, hex(img_lo), hex(img_hi), hex(kNpusimHostBase)));
+      return t;
+    }
   }
-  auto cfg = load_snitch_platform(opt.platform, opt.sets);  // unknown name, bad value: InputError
+  auto& cfg = t.snitch;
+  cfg = load_snitch_platform(opt.platform, opt.sets);  // unknown name, bad value: InputError
   // The host interface must not shadow memory a program uses.
   const uint64_t host_lo = kNpusimHostBase, host_hi = kNpusimHostBase + 0x20;
   for (uint32_t c = 0; c < cfg.clusters; ++c) {
@@ -136,10 +175,44 @@ platforms::SnitchPlatformConfig load_platform_for_programs(const ProgramBuildOpt
     throw BuildError(2, fmt::format("--platform {}: npusim's host interface at {} lies inside L3 [{}, {})",
                                     opt.platform, hex(kNpusimHostBase), hex(cfg.runtime.l3_start),
                                     hex(cfg.runtime.l3_end)));
-  return cfg;
+  return t;
 }
 
 const char* const kRuntimeSources[] = {"crt0.S", "alloc_v2.c", "sync.c", "libc.c", "printf.c", "builtins.c"};
+// The Neuron device library's own sources; the C library subset comes from the Snitch runtime.
+const char* const kNeuronSources[] = {"crt0.S",        "allocator.c",    "xmem_heap.c",    "libc_heap.c",
+                                      "fatal.c",       "stack_switch.c", "stack_switch.S", "data_transfer.c"};
+const char* const kNeuronFromSnrt[] = {"libc.c", "printf.c", "builtins.c"};
+
+// A runtime folder: $env, else share/npusim/<share> beside this program, else `source` (the
+// tree npusim was built from); each must hold every file of `markers`.
+std::string runtime_dir(const char* env_name, const std::string& share, const std::string& source,
+                        const std::vector<std::string>& markers, const std::string& what) {
+  auto ok = [&](const std::string& d) {
+    for (const auto& m : markers)
+      if (!is_file(d + "/" + m)) return false;
+    return true;
+  };
+  std::string listed;
+  for (const auto& m : markers) listed += (listed.empty() ? "" : ", ") + m;
+  const char* env = std::getenv(env_name);
+  if (env && *env) {
+    if (!ok(env)) throw BuildError(2, fmt::format("{}={}: not npusim's {} folder ({})", env_name, env, what, listed));
+    return env;
+  }
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string installed = dir + "/../share/npusim/" + share;
+    if (ok(installed)) return installed;
+  }
+  if (!source.empty() && ok(source)) return source;
+  throw BuildError(2, fmt::format("npusim's {} is neither in share/npusim/{} beside this program nor where it was "
+                                  "built: set {}",
+                                  what, share, env_name));
+}
 
 }  // namespace
 
@@ -241,24 +314,117 @@ SECTIONS
 }
 
 std::string snrt_dir() {
-  auto ok = [](const std::string& d) { return is_file(d + "/include/snrt.h") && is_file(d + "/src/crt0.S"); };
-  const char* env = std::getenv("NPUSIM_SNRT_DIR");
-  if (env && *env) {
-    if (!ok(env))
-      throw BuildError(2, fmt::format("NPUSIM_SNRT_DIR={}: not npusim's runtime folder (include/snrt.h, src/crt0.S)", env));
-    return env;
-  }
-  char exe[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.rfind('/'));
-    const std::string installed = dir + "/../share/npusim/snrt";
-    if (ok(installed)) return installed;
-  }
-  if (ok(NPUSIM_SNRT_SOURCE_DIR)) return NPUSIM_SNRT_SOURCE_DIR;
-  throw BuildError(2, "npusim's Snitch runtime (firmware/snrt) is neither in share/npusim/snrt beside this program "
-                      "nor where it was built: set NPUSIM_SNRT_DIR");
+  return runtime_dir("NPUSIM_SNRT_DIR", "snrt", NPUSIM_SNRT_SOURCE_DIR, {"include/snrt.h", "src/crt0.S"},
+                     "Snitch runtime (firmware/snrt)");
+}
+
+std::string neuron_dir() {
+  return runtime_dir("NPUSIM_NEURON_DIR", "neuron", NPUSIM_NEURON_SOURCE_DIR,
+                     {"include/neuron_device.h", "src/crt0.S"}, "Neuron device library (firmware/neuron)");
+}
+
+std::vector<std::pair<std::string, std::string>> neuron_program_macros(const fw::NeuronPlatformConfig& cfg) {
+  const auto& l = cfg.firmware.layout;
+  const auto& f = cfg.firmware;
+  return {
+      {"NPUSIM_HOST_BASE", hex(kNpusimHostBase)},
+      {"NPUSIM_DMA_BASE", hex(kNpusimDmaBase)},
+      {"NPUSIM_DATA_SCRATCH", hex(l.data_scratch)},
+      {"NPUSIM_DATARAM_SIZE", hex(l.dataram_size)},
+      {"NPUSIM_BSS_OFFSET", hex(l.bss_offset)},
+      {"NPUSIM_HBM_SCRATCH", hex(l.hbm_scratch) + "ull"},
+      {"NPUSIM_HBM_SCRATCH_SIZE", hex(l.hbm_scratch_size)},
+      {"NPUSIM_HBM_WINDOW", hex(l.hbm_window)},
+      {"NPUSIM_HBM_POOL_OFFSET", hex(l.hbm_pool_offset)},
+      {"NPUSIM_HBM_HEADER_OFFSET", hex(l.hbm_header_offset)},
+      {"NPUSIM_DATARAM_POOL_OFFSET", hex(l.dataram_pool_offset)},
+      {"NPUSIM_DATARAM_POOL_SIZE", hex(l.dataram_pool_size)},
+      {"NPUSIM_DATARAM_HEADER_OFFSET", hex(l.dataram_header_offset)},
+      {"NPUSIM_LIBC_POOL_OFFSET", hex(l.libc_pool_offset)},
+      {"NPUSIM_LIBC_POOL_SIZE", hex(l.libc_pool_size)},
+      {"NPUSIM_LIBC_HEADER_OFFSET", hex(l.libc_header_offset)},
+      {"NPUSIM_NUM_BLOCKS", std::to_string(l.num_blocks)},
+      {"NPUSIM_LOCAL_STACK_TOP", hex(f.local_stack_top)},
+      {"NPUSIM_LOCAL_STACK_BYTES", hex(f.local_stack_bytes)},
+      {"NPUSIM_DMA_CHANNEL", std::to_string(f.dma_channel)},
+      {"NPUSIM_DMA_CHANNELS", std::to_string(cfg.dma.channels)},
+      {"NPUSIM_TRANSFER_METHOD", std::to_string(static_cast<int>(f.method))},
+      {"NPUSIM_DOUBLE_BUFFER", f.double_buffer ? "1" : "0"},
+      {"NPUSIM_VECTOR_BYTES", std::to_string(cfg.core.vector_bytes)},
+  };
+}
+
+std::string neuron_link_script(const fw::NeuronPlatformConfig& cfg) {
+  const auto& l = cfg.firmware.layout;
+  const auto& f = cfg.firmware;
+  return fmt::format(R"LD(/* npusim cc: link script for a neuron-gpsimd platform's management core
+   (docs/neuron-programs.md). The image lies in FWMEM [firmware.image_base, +firmware.image_size);
+   the allocators' state (allocator.o's .bss) lies at heaps.data_scratch + heaps.bss_offset in the
+   dataram, where the simulator reads the heaps. */
+OUTPUT_ARCH(riscv)
+ENTRY(_start)
+MEMORY
+{{
+  FWMEM (rwxa) : ORIGIN = {img_base}, LENGTH = {img_len}
+  DATARAM (rw) : ORIGIN = {dram_base}, LENGTH = {dram_len}
+}}
+SECTIONS
+{{
+  .text : {{
+    KEEP(*(.text.init))
+    *(.text.startup .text.startup.*)
+    *(.text .text.*)
+  }} > FWMEM
+  .rodata : ALIGN(8) {{
+    *(.rodata .rodata.*)
+  }} > FWMEM
+  .init_array : ALIGN(4) {{
+    __init_array_start = .;
+    KEEP(*(SORT_BY_INIT_PRIORITY(.init_array.*) SORT_BY_INIT_PRIORITY(.ctors.*)))
+    KEEP(*(.init_array .ctors))
+    __init_array_end = .;
+  }} > FWMEM
+  .data : ALIGN(8) {{
+    *(.data .data.*)
+  }} > FWMEM
+  .sdata : ALIGN(8) {{
+    __global_pointer$ = . + 0x800;
+    *(.srodata .srodata.*)
+    *(.sdata .sdata.*)
+  }} > FWMEM
+  .sbss (NOLOAD) : ALIGN(8) {{
+    __bss_start = .;
+    *(.sbss .sbss.*)
+    *(.scommon)
+  }} > FWMEM
+  .bss (NOLOAD) : ALIGN(8) {{
+    *(.bss .bss.*)
+    *(COMMON)
+    . = ALIGN(8);
+    __bss_end = .;
+  }} > FWMEM
+  .npusim_args (NOLOAD) : ALIGN(8) {{
+    __npusim_args_start = .;
+    . += {args};
+    __npusim_args_end = .;
+  }} > FWMEM
+  . = ALIGN(8);
+  _end_fwmem = .;
+  .allocator_bss {bss} (NOLOAD) : {{
+    __allocator_bss_start = .;
+    KEEP(*(.allocator_bss))
+    __allocator_bss_end = .;
+  }} > DATARAM
+  ASSERT(__allocator_bss_end - __allocator_bss_start == {bss_bytes},
+         "npusim cc: section .allocator_bss must hold exactly the device library's allocator state ({bss_bytes} bytes)")
+  ASSERT(SIZEOF(.tdata) + SIZEOF(.tbss) == 0,
+         "npusim cc: thread-local variables are not supported on the neuron-gpsimd management core")
+}}
+)LD",
+                     fmt::arg("img_base", hex(f.image_base)), fmt::arg("img_len", hex(f.image_size)),
+                     fmt::arg("dram_base", hex(l.data_scratch)), fmt::arg("dram_len", hex(l.dataram_size)),
+                     fmt::arg("args", kNpusimArgsBytes), fmt::arg("bss", hex(uint64_t{l.data_scratch} + l.bss_offset)),
+                     fmt::arg("bss_bytes", hex(kAllocatorBssBytes)));
 }
 
 void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
@@ -275,15 +441,17 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
   for (const auto& src : opt.sources) inputs.push_back({"source", src, {}});
   const std::vector<OutputPath> outputs{{"-o", opt.output, {}}};
   check_outputs_not_inputs(outputs, inputs);  // -o naming a source: InputError
-  const auto cfg = load_platform_for_programs(opt);
+  const Target target = load_platform_for_programs(opt);
   const std::string clang = tool(kClang, "clang-14");
   const std::string lld = tool(kLld, "lld-14");
   const std::string rt = snrt_dir();
+  const std::string neuron = target.neuron ? neuron_dir() : std::string();
 
   check_output_paths(outputs);
   ScratchDir scratch(OutputPath{"-o", opt.output, {}});
   const std::string script = scratch.file("link.ld");
-  write_output({"-o: the link script", script, {}}, snitch_link_script(cfg));
+  write_output({"-o: the link script", script, {}},
+               target.neuron ? neuron_link_script(target.gpsimd) : snitch_link_script(target.snitch));
 
   std::vector<std::string> common = {clang,
                                      "--target=riscv32-unknown-elf",
@@ -294,12 +462,14 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
                                      "-fno-common",
                                      "-ftls-model=local-exec",
                                      "-nostdlib",
-                                     "-nostdlibinc",
-                                     "-isystem",
-                                     rt + "/include",
-                                     "-O" + opt.opt_level};
+                                     "-nostdlibinc"};
+  // The Neuron device library's headers first: its stdlib.h shadows the Snitch runtime's.
+  if (target.neuron) common.insert(common.end(), {"-isystem", neuron + "/include"});
+  common.insert(common.end(), {"-isystem", rt + "/include", "-O" + opt.opt_level});
   if (opt.debug) common.push_back("-g");
-  for (const auto& [name, value] : snitch_program_macros(cfg)) common.push_back("-D" + name + "=" + value);
+  for (const auto& [name, value] :
+       target.neuron ? neuron_program_macros(target.gpsimd) : snitch_program_macros(target.snitch))
+    common.push_back("-D" + name + "=" + value);
 
   std::vector<std::string> objects;
   auto compile = [&](const std::string& src, const std::string& lang, const std::vector<std::string>& extra,
@@ -324,11 +494,20 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
                                       kClang, rc));
     objects.push_back(obj);
   };
-  // The runtime, warning-free by its own standard.
-  for (const char* f : kRuntimeSources) {
-    const std::string src = rt + "/src/" + f;
-    const std::string name(f);
-    compile(src, name.size() > 2 && name.substr(name.size() - 2) == ".S" ? "assembler-with-cpp" : "c",
+  // The runtime, warning-free by its own standard. A program's own xmem_heap.c replaces the
+  // Neuron device library's.
+  bool own_xmem = false;
+  for (const auto& src : opt.sources) own_xmem = own_xmem || base_name(src) == "xmem_heap.c";
+  std::vector<std::string> runtime;
+  if (target.neuron) {
+    for (const char* f : kNeuronSources)
+      if (!(own_xmem && std::string(f) == "xmem_heap.c")) runtime.push_back(neuron + "/src/" + f);
+    for (const char* f : kNeuronFromSnrt) runtime.push_back(rt + "/src/" + f);
+  } else {
+    for (const char* f : kRuntimeSources) runtime.push_back(rt + "/src/" + f);
+  }
+  for (const auto& src : runtime) {
+    compile(src, src.size() > 2 && src.substr(src.size() - 2) == ".S" ? "assembler-with-cpp" : "c",
             {"-Wall", "-Wextra", "-Werror"}, "npusim's runtime " + src);
   }
   std::vector<std::string> user;

@@ -31,8 +31,7 @@
 #define MIN_CHUNK_SIZE 8
 
 // npusim's host interface (word stores): output character, exit code.
-#define NPUSIM_HOST_PUTCHAR ((volatile uint32_t *)(uintptr_t)(NPUSIM_HOST_BASE + 0x00))
-#define NPUSIM_HOST_EXIT ((volatile uint32_t *)(uintptr_t)(NPUSIM_HOST_BASE + 0x08))
+#include "npusim_host.h"
 
 #ifdef __cplusplus
 #define NPUSIM_EXTERN_C extern "C"

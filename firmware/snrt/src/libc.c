@@ -1,6 +1,11 @@
-// The C library subset of npusim's Snitch runtime: output through the host interface, exit,
+// The C library subset of npusim's Snitch runtime (shared with the Neuron device library): output through the host interface, exit,
 // and the memory and string functions the compiler may call.
-#include "snrt.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npusim_host.h"
 
 int putchar(int c) {
   *NPUSIM_HOST_PUTCHAR = (uint32_t)(unsigned char)c;

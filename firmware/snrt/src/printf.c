@@ -2,7 +2,10 @@
 // host interface's PUTCHAR register (printf, vprintf) or to a buffer (sprintf, snprintf).
 // 64-bit integers and doubles are taken apart with integer arithmetic and shifts, so the code
 // needs no 64-bit conversion helpers; 32-bit values use 32-bit division only.
-#include "snrt.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 // Where the characters go: a buffer of `size` bytes, or PUTCHAR when buf is null. `len` counts
 // every character, written or not (snprintf's return value).
