@@ -611,12 +611,12 @@ Stop Hart::run(uint64_t until, Env& env) {
     if (wr && sl->d && sl->d < 32) {
       x_[in.rd] = r;
       if (__builtin_expect(in.rd == 2, 0)) {
-        if (r < sp_low_) sp_low_ = r;
         if (r < guard_lo_ && guard_lo_ - r <= kGuardReach) {
           set_fault("stack overflow", fmt::format("sp 0x{:08x} is {} bytes below the stack's end 0x{:08x}", r,
                                                   guard_lo_ - r, guard_lo_));
           return Stop::kFault;
         }
+        if (r < sp_low_) sp_low_ = r;
       }
     }
     x_[0] = 0;

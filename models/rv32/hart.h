@@ -119,7 +119,8 @@ class Hart {
   // The stack guard: the hart runs on the stack [lo, hi). From now on a write of sp (x2) to
   // an address in the kGuardReach bytes below `lo` stops the hart with a "stack overflow"
   // fault (lo 0: no guard; an sp further away is another stack, as during a switch). The
-  // lowest sp written below `hi` since then is the stack's high-water mark (sp_low).
+  // lowest sp written below `hi` since then (an overflowing write aside) is the stack's
+  // high-water mark (sp_low).
   static constexpr uint32_t kGuardReach = 1u << 20;
   void set_stack_guard(uint32_t lo, uint32_t hi) {
     guard_lo_ = lo;

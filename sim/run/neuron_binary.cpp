@@ -427,10 +427,9 @@ rv::Env::Result NeuronSteps::dma_register(rv::HartRecord& r, bool write, uint32_
       break;
     }
     case kErrors: {
-      uint32_t n = 0;
-      for (uint64_t t : dma_tickets_)
-        if (dma.done(t) && dma.fault_of(t)) ++n;
-      v = n;
+      uint64_t n = 0;
+      for (const auto& c : dma.channel_stats()) n += c.rejected + c.errors;
+      v = static_cast<uint32_t>(n);
       break;
     }
     case kSrcLo: v = static_cast<uint32_t>(dma_src_); break;

@@ -140,7 +140,7 @@ class NeuronSteps : public Workload {
   std::vector<DoneCall> fw_calls_;
   std::map<HeapId, uint64_t> exhaustion_;  // allocations handed a whole block for want of a descriptor
   uint64_t dma_src_ = 0, dma_dst_ = 0;
-  uint32_t dma_len_ = 0, dma_channel_ = 0, dma_errors_ = 0;
+  uint32_t dma_len_ = 0, dma_channel_ = 0;
   std::vector<uint64_t> dma_tickets_;
   size_t dma_done_ = 0;
   bool dma_polling_ = false;  // the program's last STATUS read found the engine busy
