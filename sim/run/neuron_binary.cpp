@@ -253,7 +253,7 @@ void NeuronSteps::watched_call(rv::HartRecord& r, uint32_t target, uint64_t cycl
   auto it = watched_.find(target);
   if (it == watched_.end()) return;
   OpenWatch w{&it->second, r.chain.size(), cycle, {}};
-  for (unsigned i = 0; i < 4; ++i) w.a[i] = r.hart->x(10 + i);
+  for (unsigned i = 0; i < 6; ++i) w.a[i] = r.hart->x(10 + i);
   open_watch_.push_back(w);
 }
 
@@ -322,9 +322,27 @@ void NeuronSteps::watched_return(rv::HartRecord& r, uint64_t cycle) {
       sample_heap(p_->core, l, what.heap, heap, heaps_[what.heap], blocks_, obs_, t);
       break;
     }
-    case Watch::kCall:
-      args = fmt::format("a0=0x{:x} a1=0x{:x} a2=0x{:x} a3=0x{:x}", w.a[0], w.a[1], w.a[2], w.a[3]);
+    case Watch::kCall: {
+      // The arguments as the ilp32 ABI passes them (a 64-bit one in the next two registers).
+      auto u64 = [&](unsigned i) { return uint64_t{w.a[i + 1]} << 32 | w.a[i]; };
+      const std::string n = what.name;
+      if (n == "tensor_stream_copy")
+        args = fmt::format("dst=0x{:x} src=0x{:x} bytes={}", u64(0), u64(2), u64(4));
+      else if (n == "data_transfer_to_dram")
+        args = fmt::format("dram_addr=0x{:x} hbm_addr=0x{:x} bytes={}", w.a[0], u64(1), w.a[3]);
+      else if (n == "data_transfer_from_dram")
+        args = fmt::format("hbm_addr=0x{:x} dram_addr=0x{:x} bytes={}", u64(0), w.a[2], w.a[3]);
+      else if (n == "allocate_hbm_stack")
+        args = fmt::format("size={} align={} flags={}", w.a[0], w.a[1], w.a[2]);
+      else if (n == "xmem_heap_alloc") {
+        args = fmt::format("mgr=0x{:x} size={} align={} -> 0x{:x}", w.a[0], w.a[1], w.a[2], a0);
+        status = 0;  // a pointer; xmem's status goes through *status
+      }
+      else if (n == "xmem_heap_free")
+        args = fmt::format("mgr=0x{:x} ptr=0x{:x}", w.a[0], w.a[1]);
+      if (n == "switchStack" || n == "switchStackBack") status = 0;  // void
       break;
+    }
   }
   if (!obs_.empty() && fw_calls_.size() < 200'000)
     fw_calls_.push_back(DoneCall{what.name, args, cycle_ps(w.start), t, status});

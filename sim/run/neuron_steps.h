@@ -129,7 +129,7 @@ class NeuronSteps : public Workload {
     const Watched* w;
     size_t depth;
     uint64_t start;  // cycle
-    uint32_t a[4];
+    uint32_t a[6];  // a0..a5 at the call
   };
   std::vector<OpenWatch> open_watch_;
   struct DoneCall {
