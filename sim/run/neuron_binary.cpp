@@ -1,4 +1,4 @@
-// A firmware program on the neuron-gpsimd management core (docs/firmware-programs.md): the
+// A firmware program on the neuron-gpsimd management core (docs/neuron-programs.md): the
 // scenario's `binary:` names an RV32 ELF built with `npusim cc --platform neuron-gpsimd`
 // against npusim's device library (firmware/neuron). One hart runs it on the management core
 // (models/rv32/program_cluster.h); its loads and stores go through the core's socket to the
@@ -26,7 +26,7 @@ namespace {
 
 constexpr uint32_t kArgsRegionBytes = 4096;       // the link script's .npusim_args
 constexpr uint64_t kZeroPreloadMax = 1u << 20;    // bss beyond this is left to crt0
-// npusim's register blocks of the management core (docs/firmware-programs.md).
+// npusim's register blocks of the management core (docs/neuron-programs.md).
 constexpr uint32_t kStackRegs = rv::DEFAULT_HOST_BASE + 0x10;  // STACK_LO, STACK_HI
 constexpr uint32_t kDmaBase = rv::DEFAULT_HOST_BASE + 0x100;
 enum DmaReg : uint32_t {
@@ -485,6 +485,8 @@ void NeuronSteps::collect_binary() {
                                h.fault_function, h.fault_pc,
                                source_line(h.fault_pc).empty() ? "" : ", " + source_line(h.fault_pc), sp, lo - sp,
                                st.switched ? "HBM" : "local", st.base, st.base + st.size, human(st.size), chain_text(h));
+    } else if (h.fault_kind == "dma window violation") {
+      fl.message = h.hart->fault().message;  // the engine's message names the call site and line
     } else {
       fl.message = h.fault_message;
       const std::string line = h.fault_pc ? source_line(h.fault_pc) : "";
