@@ -1,4 +1,4 @@
-# Firmware programs on the neuron-gpsimd management core (docs/firmware-programs.md): the
+# Firmware programs on the neuron-gpsimd management core (docs/neuron-programs.md): the
 # programs of scenarios/firmware and tests/neuron_fw are built with `npusim cc --platform
 # neuron-gpsimd` (fixtures), run, and compared with the step versions of the same scenarios.
 # Label: firmware.

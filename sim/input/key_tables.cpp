@@ -152,7 +152,7 @@ const MapSpec kNeuronRoot{
      key("set", settings(), false, "platform overrides: section.key: value"),
      key("policies", map(kNeuronPolicies)), key("program", v(ValueKind::kSteps)),
      alt("custom_op", {text(), map(kCustomOp)}), key("torch_op", map(kTorchOp)),
-     key("binary", map(kNeuronBinary), false, "a firmware program on the management core (docs/firmware-programs.md)"),
+     key("binary", map(kNeuronBinary), false, "a firmware program on the management core (docs/neuron-programs.md)"),
      key("output", list(text()), false, "lines the firmware program must print"),
      key("expect", value_map(ValueKind::kCondition))}};
 

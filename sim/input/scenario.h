@@ -100,7 +100,7 @@ struct Scenario : ScenarioHead {
   std::string dma_window_policy = "abort";   // abort | record
   std::string alloc_failure_policy = "abort";  // abort | record
   std::vector<Step> program;
-  // A firmware program on the management core instead of steps (docs/firmware-programs.md):
+  // A firmware program on the management core instead of steps (docs/neuron-programs.md):
   // an RV32 ELF built with `npusim cc --platform neuron-gpsimd`.
   struct FirmwareBinary {
     std::string elf;                // path as resolved (relative to the scenario's folder)
