@@ -166,3 +166,36 @@ file(WRITE ${cc_work}/xmem_off_by_one/xmem_heap.c "${xmem_off_by_one}")
 npusim_xmem_exact_test(finds_a_changed_heap random:1 --xmem ${cc_work}/xmem_off_by_one/xmem_heap.c)
 set_tests_properties(cc.xmem_exact_finds_a_changed_heap PROPERTIES
                      PASS_REGULAR_EXPRESSION "FAIL: random:1:[0-9]+: free_bytes: the C heap gives [0-9]+, the exact model [0-9]+")
+
+# The Neuron device library running (tests/neuron_fw/run_library.py): tests/neuron_fw/library_cases.c
+# on mini_core.py, a Unicorn-based stand-in for the management core with the contract's memory
+# map, host interface and DMA registers: the stack switch at -O0, -O2 and -Oz, the guard on an
+# overflowing HBM stack, the transfer methods, TensorStream's descriptors, the heaps, and the
+# fatal errors.
+function(npusim_neuron_run_test name case)
+  add_test(NAME cc.neuron_run_${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/neuron_fw/run_library.py
+                   $<TARGET_FILE:npusim> ${cc_work}/neuron_run_${name} ${case} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.neuron_run_${name} PROPERTIES LABELS cc)
+endfunction()
+foreach(level O0 O2 Oz)
+  npusim_neuron_run_test(stack_switch_${level} stack -${level})
+endforeach()
+npusim_neuron_run_test(stack_overflow overflow -O2)
+npusim_neuron_run_test(transfer_O0 transfer -O0)
+npusim_neuron_run_test(transfer_O2 transfer -O2)
+npusim_neuron_run_test(stream_single stream:single)
+npusim_neuron_run_test(stream_double stream:double --set firmware.double_buffer=true)
+npusim_neuron_run_test(stream_double_one_channel stream:single --set firmware.double_buffer=true --set dma.channels=1)
+npusim_neuron_run_test(heaps heap -O2)
+npusim_neuron_run_test(switch_without_stack
+  "fatal:5:switchStack: no HBM stack was allocated (call allocate_hbm_stack first)")
+npusim_neuron_run_test(stack_too_large
+  "fatal:6:allocate_hbm_stack: stack size 4194305 exceeds MAX_STACK_SIZE 0x400000 (4 MiB)")
+npusim_neuron_run_test(second_stack
+  "fatal:7:allocate_hbm_stack: an HBM stack is already allocated at 0x100000240")
+npusim_neuron_run_test(dram_assertion
+  "fatal:8:data_transfer.cpp:160: data_transfer_to_dram: assertion `dram_addr >= 0x80000 && dram_addr < 0x90000' failed (dram_addr = 0x7f000)")
+npusim_neuron_run_test(bounce_buffer_failure
+  "fatal:9:tensor_stream_copy: the 4096 B bounce buffer could not be allocated from the dataram heap (xmem status -100)")
