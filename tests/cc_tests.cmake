@@ -111,6 +111,8 @@ foreach(level O0 O2 Oz)
   npusim_neuron_elf_test(library_${level} program tests/neuron_fw/firmware_main.c -- -${level})
 endforeach()
 npusim_neuron_elf_test(cpp program tests/neuron_fw/firmware_main.cpp -- --std=c++17 -Wall -Wextra -Werror)
+# C++ firmware declaring the functions itself (no extern "C") links against their C++ names.
+npusim_neuron_elf_test(cpp_own_declarations program tests/neuron_fw/mangled.cpp -- --std=c++17)
 npusim_neuron_elf_test(bss_offset_set program --bss 0x80200 tests/neuron_fw/firmware_main.c
                        -- --set heaps.bss_offset=0x200)
 npusim_neuron_elf_test(image_set program --image 0x200000:0x40000 tests/neuron_fw/firmware_main.c
