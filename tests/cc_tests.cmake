@@ -157,6 +157,16 @@ npusim_xmem_exact_test(random_1 random:1)
 npusim_xmem_exact_test(random_2_odd_base random:2 --pool-base 0x90000005 --pool-size 0x3001 --blocks 40)
 npusim_xmem_exact_test(random_3_few_blocks random:3 --pool-size 0x2000 --blocks 8)
 npusim_xmem_exact_test(random_4_no_header random:4 --header none)
+# The same on the neuron-gpsimd management core (mini_core.py): xmem in the HBM window and the
+# dataram, and the device library's three wrappers against heap replay's Neuron allocators.
+npusim_xmem_exact_test(neuron_quirks scenarios/heap/xmem_quirks.ops --platform neuron-gpsimd
+                       --pool-base 0x80000001 --pool-size 0x1000 --trace-base 0x10000001)
+npusim_xmem_exact_test(neuron_random_window random:5 --platform neuron-gpsimd --pool-base 0x80000000 --pool-size 0x8000)
+npusim_xmem_exact_test(neuron_dataram_mixed scenarios/heap/dataram_mixed.ops --platform neuron-gpsimd
+                       --allocator neuron-dataram)
+foreach(heap hbm dataram libc)
+  npusim_xmem_exact_test(neuron_${heap}_random random:7 --platform neuron-gpsimd --allocator neuron-${heap})
+endforeach()
 # The check finds a heap that differs: the library's heap with the split rule off by one.
 file(READ ${PROJECT_SOURCE_DIR}/firmware/neuron/src/xmem_heap.c xmem_src)
 string(REPLACE "csize - need > XMEM_HEAP_MIN_ALLOC_SIZE" "csize - need >= XMEM_HEAP_MIN_ALLOC_SIZE"
