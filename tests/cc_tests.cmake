@@ -131,6 +131,9 @@ npusim_cc_cli_test(neuron_image_on_host_interface 2 "overlaps npusim's host inte
                    ${npusim} cc --platform neuron-gpsimd --set firmware.image_base=0x10000000 -o ${out} tests/neuron_fw/firmware_main.c)
 npusim_cc_cli_test(neuron_image_empty 2 "firmware image must be non-empty .*firmware\\.image_size=0"
                    ${npusim} cc --platform neuron-gpsimd --set firmware.image_size=0 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_dir_env_wrong 2 "NPUSIM_NEURON_DIR=/nonexistent: not npusim's Neuron device library \\(firmware/neuron\\) folder"
+                   ${CMAKE_COMMAND} -E env NPUSIM_NEURON_DIR=/nonexistent
+                   ${npusim} cc --platform neuron-gpsimd -o ${out} tests/neuron_fw/firmware_main.c)
 # The Neuron profile's numbers (after --set) are the program's macros.
 npusim_cc_cli_test(neuron_macros_from_profile 0 "-DNPUSIM_HOST_BASE=0x1002f000 -DNPUSIM_DMA_BASE=0x1002f100 -DNPUSIM_DATA_SCRATCH=0x80000 -DNPUSIM_DATARAM_SIZE=0x10000 -DNPUSIM_BSS_OFFSET=0x300 -DNPUSIM_HBM_SCRATCH=0x100000000ull -DNPUSIM_HBM_SCRATCH_SIZE=0x4000000 -DNPUSIM_HBM_WINDOW=0x80000000 -DNPUSIM_HBM_POOL_OFFSET=0x228 -DNPUSIM_HBM_HEADER_OFFSET=0x0 -DNPUSIM_DATARAM_POOL_OFFSET=0x42c -DNPUSIM_DATARAM_POOL_SIZE=0x4000 -DNPUSIM_DATARAM_HEADER_OFFSET=0x3200 -DNPUSIM_LIBC_POOL_OFFSET=0x4500 -DNPUSIM_LIBC_POOL_SIZE=0x8000 -DNPUSIM_LIBC_HEADER_OFFSET=0xc500 -DNPUSIM_NUM_BLOCKS=32 -DNPUSIM_LOCAL_STACK_TOP=0x90000 -DNPUSIM_LOCAL_STACK_BYTES=0x3800 -DNPUSIM_DMA_CHANNEL=1 -DNPUSIM_DMA_CHANNELS=4 -DNPUSIM_TRANSFER_METHOD=1 -DNPUSIM_DOUBLE_BUFFER=1 -DNPUSIM_VECTOR_BYTES=64"
                    ${npusim} cc -v --platform neuron-gpsimd --set firmware.method=vec_memcpy --set firmware.double_buffer=true
