@@ -44,7 +44,7 @@ set(npusim_header_dirs allocators models platforms firmware)
 foreach(dir IN LISTS npusim_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" REGEX "firmware/torch/include" EXCLUDE
-          REGEX "firmware/snrt" EXCLUDE REGEX "firmware/neuron/" EXCLUDE)
+          REGEX "firmware/snrt" EXCLUDE REGEX "firmware/neuron(/|$)" EXCLUDE)
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/torch/include/ DESTINATION ${NPUSIM_INSTALL_INCLUDEDIR})
 # npusim's Snitch runtime (start-up code, snrt.h, the C library subset), where `npusim cc`

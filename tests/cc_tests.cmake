@@ -111,6 +111,8 @@ foreach(level O0 O2 Oz)
   npusim_neuron_elf_test(library_${level} program tests/neuron_fw/firmware_main.c -- -${level})
 endforeach()
 npusim_neuron_elf_test(cpp program tests/neuron_fw/firmware_main.cpp -- --std=c++17 -Wall -Wextra -Werror)
+# C++ firmware declaring the functions itself (no extern "C") links against their C++ names.
+npusim_neuron_elf_test(cpp_own_declarations program tests/neuron_fw/mangled.cpp -- --std=c++17)
 npusim_neuron_elf_test(bss_offset_set program --bss 0x80200 tests/neuron_fw/firmware_main.c
                        -- --set heaps.bss_offset=0x200)
 npusim_neuron_elf_test(image_set program --image 0x200000:0x40000 tests/neuron_fw/firmware_main.c
@@ -129,6 +131,9 @@ npusim_cc_cli_test(neuron_image_on_host_interface 2 "overlaps npusim's host inte
                    ${npusim} cc --platform neuron-gpsimd --set firmware.image_base=0x10000000 -o ${out} tests/neuron_fw/firmware_main.c)
 npusim_cc_cli_test(neuron_image_empty 2 "firmware image must be non-empty .*firmware\\.image_size=0"
                    ${npusim} cc --platform neuron-gpsimd --set firmware.image_size=0 -o ${out} tests/neuron_fw/firmware_main.c)
+npusim_cc_cli_test(neuron_dir_env_wrong 2 "NPUSIM_NEURON_DIR=/nonexistent: not npusim's Neuron device library \\(firmware/neuron\\) folder"
+                   ${CMAKE_COMMAND} -E env NPUSIM_NEURON_DIR=/nonexistent
+                   ${npusim} cc --platform neuron-gpsimd -o ${out} tests/neuron_fw/firmware_main.c)
 # The Neuron profile's numbers (after --set) are the program's macros.
 npusim_cc_cli_test(neuron_macros_from_profile 0 "-DNPUSIM_HOST_BASE=0x1002f000 -DNPUSIM_DMA_BASE=0x1002f100 -DNPUSIM_DATA_SCRATCH=0x80000 -DNPUSIM_DATARAM_SIZE=0x10000 -DNPUSIM_BSS_OFFSET=0x300 -DNPUSIM_HBM_SCRATCH=0x100000000ull -DNPUSIM_HBM_SCRATCH_SIZE=0x4000000 -DNPUSIM_HBM_WINDOW=0x80000000 -DNPUSIM_HBM_POOL_OFFSET=0x228 -DNPUSIM_HBM_HEADER_OFFSET=0x0 -DNPUSIM_DATARAM_POOL_OFFSET=0x42c -DNPUSIM_DATARAM_POOL_SIZE=0x4000 -DNPUSIM_DATARAM_HEADER_OFFSET=0x3200 -DNPUSIM_LIBC_POOL_OFFSET=0x4500 -DNPUSIM_LIBC_POOL_SIZE=0x8000 -DNPUSIM_LIBC_HEADER_OFFSET=0xc500 -DNPUSIM_NUM_BLOCKS=32 -DNPUSIM_LOCAL_STACK_TOP=0x90000 -DNPUSIM_LOCAL_STACK_BYTES=0x3800 -DNPUSIM_DMA_CHANNEL=1 -DNPUSIM_DMA_CHANNELS=4 -DNPUSIM_TRANSFER_METHOD=1 -DNPUSIM_DOUBLE_BUFFER=1 -DNPUSIM_VECTOR_BYTES=64"
                    ${npusim} cc -v --platform neuron-gpsimd --set firmware.method=vec_memcpy --set firmware.double_buffer=true
@@ -155,6 +160,16 @@ npusim_xmem_exact_test(random_1 random:1)
 npusim_xmem_exact_test(random_2_odd_base random:2 --pool-base 0x90000005 --pool-size 0x3001 --blocks 40)
 npusim_xmem_exact_test(random_3_few_blocks random:3 --pool-size 0x2000 --blocks 8)
 npusim_xmem_exact_test(random_4_no_header random:4 --header none)
+# The same on the neuron-gpsimd management core (mini_core.py): xmem in the HBM window and the
+# dataram, and the device library's three wrappers against heap replay's Neuron allocators.
+npusim_xmem_exact_test(neuron_quirks scenarios/heap/xmem_quirks.ops --platform neuron-gpsimd
+                       --pool-base 0x80000001 --pool-size 0x1000 --trace-base 0x10000001)
+npusim_xmem_exact_test(neuron_random_window random:5 --platform neuron-gpsimd --pool-base 0x80000000 --pool-size 0x8000)
+npusim_xmem_exact_test(neuron_dataram_mixed scenarios/heap/dataram_mixed.ops --platform neuron-gpsimd
+                       --allocator neuron-dataram)
+foreach(heap hbm dataram libc)
+  npusim_xmem_exact_test(neuron_${heap}_random random:7 --platform neuron-gpsimd --allocator neuron-${heap})
+endforeach()
 # The check finds a heap that differs: the library's heap with the split rule off by one.
 file(READ ${PROJECT_SOURCE_DIR}/firmware/neuron/src/xmem_heap.c xmem_src)
 string(REPLACE "csize - need > XMEM_HEAP_MIN_ALLOC_SIZE" "csize - need >= XMEM_HEAP_MIN_ALLOC_SIZE"
@@ -166,3 +181,36 @@ file(WRITE ${cc_work}/xmem_off_by_one/xmem_heap.c "${xmem_off_by_one}")
 npusim_xmem_exact_test(finds_a_changed_heap random:1 --xmem ${cc_work}/xmem_off_by_one/xmem_heap.c)
 set_tests_properties(cc.xmem_exact_finds_a_changed_heap PROPERTIES
                      PASS_REGULAR_EXPRESSION "FAIL: random:1:[0-9]+: free_bytes: the C heap gives [0-9]+, the exact model [0-9]+")
+
+# The Neuron device library running (tests/neuron_fw/run_library.py): tests/neuron_fw/library_cases.c
+# on mini_core.py, a Unicorn-based stand-in for the management core with the contract's memory
+# map, host interface and DMA registers: the stack switch at -O0, -O2 and -Oz, the guard on an
+# overflowing HBM stack, the transfer methods, TensorStream's descriptors, the heaps, and the
+# fatal errors.
+function(npusim_neuron_run_test name case)
+  add_test(NAME cc.neuron_run_${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/neuron_fw/run_library.py
+                   $<TARGET_FILE:npusim> ${cc_work}/neuron_run_${name} ${case} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cc.neuron_run_${name} PROPERTIES LABELS cc)
+endfunction()
+foreach(level O0 O2 Oz)
+  npusim_neuron_run_test(stack_switch_${level} stack -${level})
+endforeach()
+npusim_neuron_run_test(stack_overflow overflow -O2)
+npusim_neuron_run_test(transfer_O0 transfer -O0)
+npusim_neuron_run_test(transfer_O2 transfer -O2)
+npusim_neuron_run_test(stream_single stream:single)
+npusim_neuron_run_test(stream_double stream:double --set firmware.double_buffer=true)
+npusim_neuron_run_test(stream_double_one_channel stream:single --set firmware.double_buffer=true --set dma.channels=1)
+npusim_neuron_run_test(heaps heap -O2)
+npusim_neuron_run_test(switch_without_stack
+  "fatal:5:switchStack: no HBM stack was allocated (call allocate_hbm_stack first)")
+npusim_neuron_run_test(stack_too_large
+  "fatal:6:allocate_hbm_stack: stack size 4194305 exceeds MAX_STACK_SIZE 0x400000 (4 MiB)")
+npusim_neuron_run_test(second_stack
+  "fatal:7:allocate_hbm_stack: an HBM stack is already allocated at 0x100000240")
+npusim_neuron_run_test(dram_assertion
+  "fatal:8:data_transfer.cpp:160: data_transfer_to_dram: assertion `dram_addr >= 0x80000 && dram_addr < 0x90000' failed (dram_addr = 0x7f000)")
+npusim_neuron_run_test(bounce_buffer_failure
+  "fatal:9:tensor_stream_copy: the 4096 B bounce buffer could not be allocated from the dataram heap (xmem status -100)")

@@ -14,7 +14,8 @@ endfunction()
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
 foreach(f lib/cmake/npusim/npusimConfig.cmake lib/cmake/npusim/npusimTargets.cmake
           include/npusim/models/hbm.h include/npusim/torch/torch.h include/npusim/neuron/neuron-utils.hpp bin/npusim
-          share/npusim/snrt/include/snrt.h share/npusim/snrt/src/crt0.S)
+          share/npusim/snrt/include/snrt.h share/npusim/snrt/src/crt0.S
+          share/npusim/neuron/include/neuron_device.h share/npusim/neuron/src/xmem_heap.c)
   if(NOT EXISTS ${WORK}/prefix/${f})
     message(FATAL_ERROR "the install has no ${f}")
   endif()
@@ -23,6 +24,12 @@ endforeach()
 step("npusim cc from the install" ${WORK}/prefix/bin/npusim cc -v -o ${WORK}/hello.elf ${SOURCE_DIR}/tests/programs/hello.c)
 if(NOT last_output MATCHES "-isystem [^ ]*/prefix/bin/\\.\\./share/npusim/snrt/include ")
   message(FATAL_ERROR "the installed npusim cc does not use the installed runtime:\n${last_output}")
+endif()
+# The same for the Neuron device library (share/npusim/neuron), which comes before the runtime.
+step("npusim cc --platform neuron-gpsimd from the install" ${WORK}/prefix/bin/npusim cc --platform neuron-gpsimd -v
+     -o ${WORK}/firmware.elf ${SOURCE_DIR}/tests/neuron_fw/firmware_main.c)
+if(NOT last_output MATCHES "-isystem [^ ]*/prefix/bin/\\.\\./share/npusim/neuron/include -isystem [^ ]*/prefix/bin/\\.\\./share/npusim/snrt/include ")
+  message(FATAL_ERROR "the installed npusim cc does not use the installed device library:\n${last_output}")
 endif()
 # The package must not point back into the source or build tree.
 file(READ ${WORK}/prefix/lib/cmake/npusim/npusimTargets.cmake targets)

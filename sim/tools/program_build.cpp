@@ -180,8 +180,9 @@ Target load_platform_for_programs(const ProgramBuildOptions& opt) {
 
 const char* const kRuntimeSources[] = {"crt0.S", "alloc_v2.c", "sync.c", "libc.c", "printf.c", "builtins.c"};
 // The Neuron device library's own sources; the C library subset comes from the Snitch runtime.
-const char* const kNeuronSources[] = {"crt0.S",        "allocator.c",    "xmem_heap.c",    "libc_heap.c",
-                                      "fatal.c",       "stack_switch.c", "stack_switch.S", "data_transfer.c"};
+const char* const kNeuronSources[] = {"crt0.S",         "allocator.c",    "xmem_heap.c",
+                                      "libc_heap.c",    "fatal.c",        "stack_switch.c",
+                                      "stack_switch.S", "data_transfer.c", "cxx_names.S"};
 const char* const kNeuronFromSnrt[] = {"libc.c", "printf.c", "builtins.c"};
 
 // A runtime folder: $env, else share/npusim/<share> beside this program, else `source` (the
