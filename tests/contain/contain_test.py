@@ -309,12 +309,14 @@ def main():
                         backtrace=r"hostile_bus\(")
         elif case == "fpe":
             kernel_case(**K, op="hostile_fpe", kind="kernel crash",
-                        message=r"arithmetic exception \(SIGFPE\) at 0x[0-9a-f]+ in hostile_fpe\(",
+                        message=r"arithmetic exception \(SIGFPE\) in hostile_fpe\(",
                         backtrace=r"hostile_fpe\(")
+            no_host_address(work)
         elif case == "ill":
             kernel_case(**K, op="hostile_trap", kind="kernel crash",
-                        message=r"illegal instruction \(SIGILL\) at 0x[0-9a-f]+ in hostile_trap\(",
+                        message=r"illegal instruction \(SIGILL\) in hostile_trap\(",
                         backtrace=r"hostile_trap\(")
+            no_host_address(work)
         elif case == "abort":
             kernel_case(**K, op="hostile_abort", kind="abort",
                         message=before_any.format("hostile_abort") + r"the kernel called abort\(\) in "
