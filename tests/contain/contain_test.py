@@ -211,7 +211,7 @@ def marker_line(source_dir, mark):
     fail(f"no marker {mark}")
 
 
-def tcm_case(npusim, source_dir, work, op, message, mark, debug=True, last_call="tcm_malloc"):
+def tcm_case(npusim, source_dir, work, op, message, mark, debug=True, last_call="tcm_malloc", core=0):
     """A kernel of tcm_bounds_kernels.cpp whose access outside its block is a `tcm out of bounds`
     fault: the message names the op, the core, the access and the block (`message`, whose groups
     `acc` and `blk` are the access's and the block's TCM offsets, returned), and the source line
@@ -220,7 +220,8 @@ def tcm_case(npusim, source_dir, work, op, message, mark, debug=True, last_call=
     where = (rf", at tcm_bounds_kernels\.cpp:{marker_line(source_dir, mark)}\n" if debug
              else r" \(build the kernel with -g for the source line\)\n")
     m = kernel_case(npusim=npusim, plugins=work, work=work, op=op, kind="tcm out of bounds", lib=lib,
-                    message=rf"kernel {op} of op {op} on core 0, last library call {last_call}: " + message + where)
+                    core=core, multicore=core != 0,
+                    message=rf"kernel {op} of op {op} on core {core}, last library call {last_call}: " + message + where)
     no_host_address(work)
     return int(m.group("acc"), 16), int(m.group("blk"), 16)
 
@@ -279,6 +280,15 @@ def main():
                                 r"block\): a use after free", "after_free", last_call="tcm_free")
             if acc != blk + 40:
                 fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 40 bytes into it")
+        elif case == "tcm_overrun_multicore":
+            # Eight cores in bounds, their accesses interleaved with the others' DMA; core 3 overruns.
+            acc, blk = tcm_case(npusim, source_dir, work, "tcm_overrun_core3",
+                                r"a write of 4 bytes at TCM offset 0x(?P<acc>[0-9a-f]+) \(address 0x[0-9a-f]+\) outside "
+                                r"every live tcm_malloc block: the nearest block is the tcm_malloc block at TCM offset "
+                                r"0x(?P<blk>[0-9a-f]+) of 4096 bytes; the access begins 1024 bytes past its end "
+                                r"\(offset 5120 of the block\)", "core3", last_call="tensor_to_tcm", core=3)
+            if acc != blk + 5120:
+                fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 5120 bytes apart")
         elif case == "tcm_last_byte":
             # Up to the last byte of each block: no fault, and the run's outputs are complete.
             lib = tcm_bounds_build(npusim, source_dir, work)

@@ -57,9 +57,26 @@ torch::Tensor tcm_last_byte(const torch::Tensor& t_in) {
   return torch::empty(t_in.sizes(), torch::kFloat);
 }
 
+// Eight cores, each with its own block, work in bounds, a DMA between their accesses letting the
+// others run; then core 3 writes 1 KiB past its block.
+torch::Tensor tcm_overrun_core3(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  auto* buf = static_cast<float*>(torch::neuron::tcm_malloc(4096));
+  auto in = t_in.tcm_accessor();
+  volatile float* v = buf;
+  for (int round = 0; round < 4; ++round) {
+    in.tensor_to_tcm<float>(buf, 0, 256);
+    for (int i = 0; i < 1024; ++i) v[i] = v[i % 256] * 2.0f;
+  }
+  if (get_cpu_id() == 3) v[1280] = 1.0f;  // MARK:core3
+  torch::neuron::tcm_free(buf);
+  return t_out;
+}
+
 NEURON_LIBRARY(npusim_tcm_bounds, m) {
   m.def("tcm_overrun_write", &tcm_same, "tcm_overrun_write");
   m.def("tcm_underrun_read", &tcm_same, "tcm_underrun_read");
   m.def("tcm_after_free", &tcm_same, "tcm_after_free");
   m.def("tcm_last_byte", &tcm_same, "tcm_last_byte");
+  m.def("tcm_overrun_core3", &tcm_same, "tcm_overrun_core3");
 }
