@@ -185,9 +185,9 @@ def no_host_address(work):
         fail(f"the report shows host addresses: {host[:3]}")
 
 
-def tcm_bounds_build(npusim, source_dir, work, debug=True):
+def tcm_bounds_build(npusim, source_dir, work, debug=True, flags=()):
     """tests/contain/tcm_bounds_kernels.cpp built as `npusim op build` builds it (the kernel-cost
-    pass and its TCM bounds check), with -g or without; the library's file name."""
+    pass and its TCM bounds check), with -g or without, and `flags`; the library's file name."""
     empty = os.path.join(work, "empty_shape.cpp")
     with open(empty, "w") as f:
         f.write("// the library's ops are in the compute source\n")
@@ -196,6 +196,7 @@ def tcm_bounds_build(npusim, source_dir, work, debug=True):
             "-o", os.path.join(work, "libtcmbounds.so")]
     if debug:
         args.append("--extra-cflags=-g")
+    args += [f"--extra-cflags={f}" for f in flags]
     got, out = run(args, work)
     if got != 0:
         fail(f"op build: exit {got}:\n{out[-3000:]}")
@@ -289,6 +290,14 @@ def main():
                                 r"\(offset 5120 of the block\)", "core3", last_call="tensor_to_tcm", core=3)
             if acc != blk + 5120:
                 fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 5120 bytes apart")
+        elif case == "tcm_check_off":
+            # -DNPUSIM_TCM_CHECK=0: the translation unit is not checked, the overrun passes as on the device.
+            lib = tcm_bounds_build(npusim, source_dir, work, flags=["-DNPUSIM_TCM_CHECK=0"])
+            got, out = run([npusim, "run", "--plugin", os.path.join(work, lib), scenario(work, "tcm_overrun_write"),
+                            "--report", "report.json"], work)
+            expect(got, out, 0, r"PASS")
+            if "out of bounds" in out:
+                fail(f"an unchecked kernel's access reported:\n{out[-3000:]}")
         elif case == "tcm_last_byte":
             # Up to the last byte of each block: no fault, and the run's outputs are complete.
             lib = tcm_bounds_build(npusim, source_dir, work)
