@@ -3,6 +3,8 @@
 //   bench_torch --benchmark_filter=BM_relu_standard
 //   bench_torch --benchmark_filter=BM_relu_tcm
 //   bench_torch --benchmark_filter=BM_relu_multicore
+// bench_torch_unchecked runs the same on the kernels compiled with -DNPUSIM_TCM_CHECK=0 (the
+// kernel-cost pass's TCM bounds check off): BM_relu_tcm of the two is what the check costs.
 #include <benchmark/benchmark.h>
 
 #include "firmware/torch/runtime.h"

@@ -93,9 +93,13 @@ bool kernel_code_timed(const void* fn, std::string* source) {
   return false;
 }
 
-void reset_kernel_code() { npusim_kernel_cycles = 0; }
+void reset_kernel_code() {
+  npusim_kernel_cycles = 0;
+  tcm_check_reset();
+}
 
 void charge_kernel_code(CoreCtx& c) {
+  tcm_check_reset();  // another core may run before the kernel's code resumes
   const uint64_t v = npusim_kernel_cycles;
   if (v == 0) return;
   npusim_kernel_cycles = 0;

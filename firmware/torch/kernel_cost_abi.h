@@ -101,6 +101,20 @@ void npusim_kernel_safepoint(void);
 extern uint64_t npusim_kernel_cycles; /* packed cost run since the runtime last drained it */
 extern uint64_t npusim_kernel_limit;  /* past this, annotated code calls the safepoint */
 
+/* The TCM bounds check (the pass's tcm_check.cpp; the runtime's tcm.cpp). Before every load and
+ * store the pass counts as a TCM access (a pointer neither of the stack nor of a global), and
+ * before memcpy, memmove and memset, annotated code tests the host address p of its `size` bytes:
+ *   ok = (p >= npusim_tcm_block_lo && p + size <= npusim_tcm_block_end)   the last block hit
+ *     || (p - npusim_tcm_lo >= npusim_tcm_size)                            not the core's TCM
+ * and otherwise calls npusim_tcm_check(p, size, write, where), which faults an access outside
+ * every live tcm_malloc block of the core's TCM and otherwise caches the block it hit. `where`
+ * is "file:line" of the access where the kernel has debug information, else null. The runtime
+ * empties the cache and makes every address look like the TCM at each runtime entry (where
+ * another core may run), so the first access after it finds the running core's TCM. A module
+ * defining npusim_tcm_check_off is not checked. */
+extern uintptr_t npusim_tcm_block_lo, npusim_tcm_block_end, npusim_tcm_lo, npusim_tcm_size;
+void npusim_tcm_check(const void* p, uint64_t size, uint32_t write, const char* where);
+
 #ifdef __cplusplus
 }
 #endif

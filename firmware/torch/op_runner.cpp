@@ -123,7 +123,8 @@ std::string segv_detail(const Escape& e) {
   if (e.signo == SIGSEGV)
     return fmt::format(" at address 0x{:x} ({})", e.address,
                        e.code == SEGV_MAPERR ? "not mapped" : e.code == SEGV_ACCERR ? "not accessible" : "sent");
-  if (e.signo == SIGBUS || e.signo == SIGFPE || e.signo == SIGILL) return fmt::format(" at 0x{:x}", e.address);
+  // (SIGFPE and SIGILL give the faulting instruction, a host address: the kernel's frame names it)
+  if (e.signo == SIGBUS) return fmt::format(" at address 0x{:x}", e.address);
   return "";
 }
 
@@ -204,7 +205,7 @@ std::string kernel_address_text(const CoreCtx& c, uint64_t a, uint64_t& device) 
                               at),
                   e.backtrace);
   }
-  r.fail_kernel(&c, "kernel crash", c.last_call, e.address,
+  r.fail_kernel(&c, "kernel crash", c.last_call, e.signo == SIGSEGV || e.signo == SIGBUS ? e.address : 0,
                 fmt::format("{}{}{}", signal_text(e.signo), segv_detail(e), at), e.backtrace);
 }
 

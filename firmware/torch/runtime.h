@@ -211,6 +211,7 @@ struct CoreCtx {
   uint64_t since = 0;
   bool ended = false;  // the account is closed (t.end set)
   std::map<uint32_t, uint32_t> tcm_blocks;  // live tcm_malloc blocks: device address -> bytes
+  std::map<uint32_t, uint32_t> tcm_freed;   // blocks tcm_free gave back, until reused: address -> bytes
   uint64_t tcm_live = 0;
   struct Stream {
     bool open = false, write = false, fast = false;

@@ -219,6 +219,11 @@ void acquire_tcm_grant(CoreCtx& c, const char* call);
 void tcm_invalidated(CoreCtx& c, uint64_t start, uint64_t end);
 void check_tcm_grant(CoreCtx& c, uint32_t block, const char* call);
 
+// The TCM bounds check's cache (kernel_cost_abi.h) emptied, every address made to look like
+// the TCM: the next checked access finds the running core's TCM and block (tcm.cpp). At every
+// runtime entry (charge_kernel_code) and kernel start.
+void tcm_check_reset();
+
 // The first write into the dataram heap header from a block of the pool.
 void check_header_write(CoreCtx& c, uint64_t block, uint64_t block_bytes, uint64_t lo, uint64_t n,
                         const std::string& what, const char* call,

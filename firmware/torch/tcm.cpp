@@ -1,9 +1,12 @@
 // The torch API on a simulated core, part 3: the TCM accessor's transfers (DMA), tcm_malloc and
-// tcm_free (the dataram heap, pointers of the core's DMI grant of its TCM) and the core ids.
+// tcm_free (the dataram heap, pointers of the core's DMI grant of its TCM), the bounds check of
+// the kernel's own TCM accesses and the core ids.
 #include "firmware/torch/runtime_internal.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 
 #include <neuron/neuron-utils.hpp>
@@ -86,6 +89,9 @@ void* tcm_malloc(size_t bytes) {
                              bytes, c->tcm_live, c->tcm_blocks.size()));
   }
   c->tcm_blocks[p] = static_cast<uint32_t>(bytes);
+  // A freed block this one reuses is no longer "freed" for the bounds check's messages.
+  for (auto f = c->tcm_freed.begin(); f != c->tcm_freed.end();)
+    f = f->first < p + bytes && p < f->first + uint64_t{f->second} ? c->tcm_freed.erase(f) : std::next(f);
   c->tcm_block_grant[p] = c->tcm_grant;
   // The kernel's own stores into the block are host stores: reported when handed out.
   npusim::torchrt::check_header_write(*c, p, bytes, p, bytes, "the tcm_malloc block", "tcm_malloc",
@@ -113,6 +119,7 @@ void tcm_free(void* ptr) {
     npusim::torchrt::dataram_heap_op(*c, false, c->fw->heaps().neuron_dataram_deallocate(dev));
   }
   c->tcm_live -= it->second;
+  c->tcm_freed[dev] = it->second;
   c->tcm_blocks.erase(it);
   c->tcm_block_grant.erase(dev);
 }
@@ -138,4 +145,91 @@ torch::Tensor get_dst_tensor() {
   if (!c->run->dst.defined())
     c->run->fail(c, FF::kUsage, "get_dst_tensor", 0, "get_dst_tensor() is only available in multicore mode");
   return c->run->dst;
+}
+
+// The TCM bounds check (kernel_cost_abi.h): the inline test's state and its slow path.
+extern "C" {
+uintptr_t npusim_tcm_block_lo = UINTPTR_MAX;
+uintptr_t npusim_tcm_block_end = 0;
+uintptr_t npusim_tcm_lo = 0;
+uintptr_t npusim_tcm_size = UINTPTR_MAX;
+}
+
+namespace npusim::torchrt {
+
+void tcm_check_reset() {
+  npusim_tcm_block_lo = UINTPTR_MAX;
+  npusim_tcm_block_end = 0;
+  npusim_tcm_lo = 0;
+  npusim_tcm_size = UINTPTR_MAX;
+}
+
+namespace {
+
+// Where an access of [dev, dev + n) lies against the core's TCM buffers: a block tcm_free gave
+// back, a stream's buffer, or the nearest live tcm_malloc block.
+std::string tcm_access_place(const CoreCtx& c, uint64_t dev, uint64_t n) {
+  const auto off = [&](uint64_t a) { return a - c.tcm_base; };
+  for (const auto& [at, bytes] : c.tcm_freed)
+    if (dev < at + uint64_t{bytes} && at < dev + n)
+      return fmt::format("it is inside the tcm_malloc block at TCM offset 0x{:x} of {} bytes, which tcm_free gave back "
+                         "(offset {} of the block): a use after free",
+                         off(at), bytes, static_cast<int64_t>(dev - at));
+  for (size_t i = 0; i < c.streams.size(); ++i) {
+    const CoreCtx::Stream& s = c.streams[i];
+    if (s.open && s.fast && s.buf != 0 && dev < s.buf + uint64_t{npusim::fw::kBufferSizeBytes} && s.buf < dev + n)
+      return fmt::format("it is inside stream {}'s {}-byte buffer at TCM offset 0x{:x}, the library's, not a "
+                         "tcm_malloc block",
+                         i + 1, npusim::fw::kBufferSizeBytes, off(s.buf));
+  }
+  uint64_t best = UINT64_MAX, b_at = 0, b_n = 0;
+  for (const auto& [at, bytes] : c.tcm_blocks) {
+    const uint64_t end = at + uint64_t{bytes};
+    const uint64_t d = dev + n <= at ? at - (dev + n) : dev >= end ? dev - end : 0;
+    if (d < best) best = d, b_at = at, b_n = bytes;
+  }
+  if (best == UINT64_MAX) return "no tcm_malloc block is live";
+  const uint64_t b_end = b_at + b_n;
+  std::string rel;
+  if (dev >= b_end) rel = fmt::format("the access begins {} bytes past its end (offset {} of the block)", dev - b_end, dev - b_at);
+  else if (dev + n <= b_at) rel = fmt::format("the access ends {} bytes before its start (offset -{} of the block)", b_at - (dev + n), b_at - dev);
+  else if (dev < b_at) rel = fmt::format("the access begins {} bytes before its start (offset -{} of the block)", b_at - dev, b_at - dev);
+  else rel = fmt::format("the access begins at offset {} of the block and runs {} bytes past its end", dev - b_at, dev + n - b_end);
+  return fmt::format("the nearest block is the tcm_malloc block at TCM offset 0x{:x} of {} bytes; {}", off(b_at), b_n, rel);
+}
+
+}  // namespace
+}  // namespace npusim::torchrt
+
+extern "C" void npusim_tcm_check(const void* p, uint64_t size, uint32_t write, const char* where) {
+  using namespace npusim::torchrt;
+  CoreCtx* c = current_ctx();
+  if (c == nullptr || c->entry_sp == 0 || c->tcm_host == nullptr) {
+    // No kernel on a core, or no TCM grant yet: nothing is the core's TCM until the next entry.
+    npusim_tcm_lo = 0;
+    npusim_tcm_size = 0;
+    return;
+  }
+  const auto lo = reinterpret_cast<uintptr_t>(c->tcm_host);
+  npusim_tcm_lo = lo;
+  npusim_tcm_size = c->tcm_size;
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (a - lo >= c->tcm_size || size == 0) return;  // not this core's TCM
+  const uint64_t dev = c->tcm_base + (a - lo);
+  auto blk = c->tcm_blocks.upper_bound(static_cast<uint32_t>(dev));
+  if (blk != c->tcm_blocks.begin()) {
+    --blk;
+    if (dev + size <= uint64_t{blk->first} + blk->second) {
+      npusim_tcm_block_lo = lo + (blk->first - c->tcm_base);
+      npusim_tcm_block_end = npusim_tcm_block_lo + blk->second;
+      return;
+    }
+  }
+  c->run->fail_kernel(
+      c, "tcm out of bounds", c->last_call, dev,
+      fmt::format("a {} of {} bytes at TCM offset 0x{:x} (address 0x{:x}) outside every live tcm_malloc block: "
+                  "{}{}",
+                  write ? "write" : "read", size, dev - c->tcm_base, dev, tcm_access_place(*c, dev, size),
+                  where != nullptr ? fmt::format(", at {}", where)
+                                   : std::string(" (build the kernel with -g for the source line)")));
 }

@@ -87,16 +87,18 @@ def check_outputs(work, out, kind, core, status="fault", backtrace=None):
 
 
 def kernel_case(npusim, plugins, work, op, kind, message, core=0, extra=(), backtrace=None,
-                multicore=False, rc=1):
+                multicore=False, rc=1, lib="libhostile.so"):
     path = scenario(work, op, multicore)
-    got, out = run([npusim, "run", "--plugin", os.path.join(plugins, "libhostile.so"), path,
+    got, out = run([npusim, "run", "--plugin", os.path.join(plugins, lib), path,
                     "--report", "report.json", "--trace", "trace.json", "--vcd", "waves.vcd",
                     *extra], work)
     if got != rc:
         fail(f"exit {got}, expected {rc}:\n{out[-3000:]}")
-    if not re.search(message, out):
+    m = re.search(message, out)
+    if not m:
         fail(f"output does not match {message!r}:\n{out[-3000:]}")
     check_outputs(work, out, kind, core, backtrace=backtrace)
+    return m
 
 
 def signal_when_spinning(npusim, plugins, work, op, marker, sig, settle=0.0):
@@ -175,6 +177,56 @@ def op_build(npusim, source_dir, work, define, shape=None):
                 f"--extra-cflags=-D{define}", "-o", lib], work) + (lib,)
 
 
+def no_host_address(work):
+    """The report names no host address (a 64-bit address of the simulator's own memory or code)."""
+    with open(os.path.join(work, "report.json")) as f:
+        host = re.findall(r"0x[0-9a-f]{11,}", f.read())
+    if host:
+        fail(f"the report shows host addresses: {host[:3]}")
+
+
+def tcm_bounds_build(npusim, source_dir, work, debug=True, flags=()):
+    """tests/contain/tcm_bounds_kernels.cpp built as `npusim op build` builds it (the kernel-cost
+    pass and its TCM bounds check), with -g or without, and `flags`; the library's file name."""
+    empty = os.path.join(work, "empty_shape.cpp")
+    with open(empty, "w") as f:
+        f.write("// the library's ops are in the compute source\n")
+    args = [npusim, "op", "build", "--name", "tcmbounds", "--compute",
+            os.path.join(source_dir, "tests/contain/tcm_bounds_kernels.cpp"), "--shape", empty,
+            "-o", os.path.join(work, "libtcmbounds.so")]
+    if debug:
+        args.append("--extra-cflags=-g")
+    args += [f"--extra-cflags={f}" for f in flags]
+    got, out = run(args, work)
+    if got != 0:
+        fail(f"op build: exit {got}:\n{out[-3000:]}")
+    return "libtcmbounds.so"
+
+
+def marker_line(source_dir, mark):
+    """The line of tcm_bounds_kernels.cpp carrying `// MARK:<mark>`."""
+    with open(os.path.join(source_dir, "tests/contain/tcm_bounds_kernels.cpp")) as f:
+        for n, line in enumerate(f, 1):
+            if f"// MARK:{mark}" in line:
+                return n
+    fail(f"no marker {mark}")
+
+
+def tcm_case(npusim, source_dir, work, op, message, mark, debug=True, last_call="tcm_malloc", core=0):
+    """A kernel of tcm_bounds_kernels.cpp whose access outside its block is a `tcm out of bounds`
+    fault: the message names the op, the core, the access and the block (`message`, whose groups
+    `acc` and `blk` are the access's and the block's TCM offsets, returned), and the source line
+    with -g; the outputs are complete; the report shows no host address."""
+    lib = tcm_bounds_build(npusim, source_dir, work, debug)
+    where = (rf", at tcm_bounds_kernels\.cpp:{marker_line(source_dir, mark)}\n" if debug
+             else r" \(build the kernel with -g for the source line\)\n")
+    m = kernel_case(npusim=npusim, plugins=work, work=work, op=op, kind="tcm out of bounds", lib=lib,
+                    core=core, multicore=core != 0,
+                    message=rf"kernel {op} of op {op} on core {core}, last library call {last_call}: " + message + where)
+    no_host_address(work)
+    return int(m.group("acc"), 16), int(m.group("blk"), 16)
+
+
 def op_list(npusim, plugins, work, libs):
     args = [npusim, "op", "list", "--json"]
     for lib in libs:
@@ -203,11 +255,63 @@ def main():
                         r"tcm_malloc block at 0x[0-9a-f]+ of 4096 bytes, [0-9]+ bytes past its end \(offset [0-9]+ of the "
                         r"block\) \(not mapped\)",
                         backtrace=r"^hostile_tcm_far\(")
-            with open(os.path.join(work, "report.json")) as f:
-                text = f.read()
-            host = re.findall(r"0x[0-9a-f]{11,}", text)
-            if host:
-                fail(f"the report shows host addresses: {host[:3]}")
+            no_host_address(work)
+        elif case in ("tcm_overrun_write", "tcm_overrun_no_debug_info"):
+            # A write 4 KiB past a 4 KiB block, inside the TCM: the block, the access, the line.
+            acc, blk = tcm_case(npusim, source_dir, work, "tcm_overrun_write",
+                                r"a write of 4 bytes at TCM offset 0x(?P<acc>[0-9a-f]+) \(address 0x[0-9a-f]+\) outside "
+                                r"every live tcm_malloc block: the nearest block is the tcm_malloc block at TCM offset "
+                                r"0x(?P<blk>[0-9a-f]+) of 4096 bytes; the access begins 4096 bytes past its end "
+                                r"\(offset 8192 of the block\)", "overrun", debug=case == "tcm_overrun_write")
+            if acc != blk + 8192:
+                fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 8192 bytes apart")
+        elif case == "tcm_underrun_read":
+            acc, blk = tcm_case(npusim, source_dir, work, "tcm_underrun_read",
+                                r"a read of 4 bytes at TCM offset 0x(?P<acc>[0-9a-f]+) \(address 0x[0-9a-f]+\) outside "
+                                r"every live tcm_malloc block: the nearest block is the tcm_malloc block at TCM offset "
+                                r"0x(?P<blk>[0-9a-f]+) of 4096 bytes; the access ends 12 bytes before its start "
+                                r"\(offset -16 of the block\)", "underrun")
+            if acc != blk - 16:
+                fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 16 bytes before it")
+        elif case == "tcm_after_free":
+            acc, blk = tcm_case(npusim, source_dir, work, "tcm_after_free",
+                                r"a read of 4 bytes at TCM offset 0x(?P<acc>[0-9a-f]+) \(address 0x[0-9a-f]+\) outside "
+                                r"every live tcm_malloc block: it is inside the tcm_malloc block at TCM offset "
+                                r"0x(?P<blk>[0-9a-f]+) of 4096 bytes, which tcm_free gave back \(offset 40 of the "
+                                r"block\): a use after free", "after_free", last_call="tcm_free")
+            if acc != blk + 40:
+                fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 40 bytes into it")
+        elif case == "tcm_overrun_multicore":
+            # Eight cores in bounds, their accesses interleaved with the others' DMA; core 3 overruns.
+            acc, blk = tcm_case(npusim, source_dir, work, "tcm_overrun_core3",
+                                r"a write of 4 bytes at TCM offset 0x(?P<acc>[0-9a-f]+) \(address 0x[0-9a-f]+\) outside "
+                                r"every live tcm_malloc block: the nearest block is the tcm_malloc block at TCM offset "
+                                r"0x(?P<blk>[0-9a-f]+) of 4096 bytes; the access begins 1024 bytes past its end "
+                                r"\(offset 5120 of the block\)", "core3", last_call="tensor_to_tcm", core=3)
+            if acc != blk + 5120:
+                fail(f"access at TCM offset {acc:#x}, block at {blk:#x}: not 5120 bytes apart")
+        elif case == "tcm_check_off":
+            # -DNPUSIM_TCM_CHECK=0: the translation unit is not checked, the overrun passes as on the device.
+            lib = tcm_bounds_build(npusim, source_dir, work, flags=["-DNPUSIM_TCM_CHECK=0"])
+            got, out = run([npusim, "run", "--plugin", os.path.join(work, lib), scenario(work, "tcm_overrun_write"),
+                            "--report", "report.json"], work)
+            expect(got, out, 0, r"PASS")
+            if "out of bounds" in out:
+                fail(f"an unchecked kernel's access reported:\n{out[-3000:]}")
+        elif case == "tcm_last_byte":
+            # Up to the last byte of each block: no fault, and the run's outputs are complete.
+            lib = tcm_bounds_build(npusim, source_dir, work)
+            path = scenario(work, "tcm_last_byte")
+            got, out = run([npusim, "run", "--plugin", os.path.join(work, lib), path, "--report", "report.json",
+                            "--trace", "trace.json", "--vcd", "waves.vcd"], work)
+            expect(got, out, 0, r"PASS")
+            report = load_json(os.path.join(work, "report.json"))
+            if report["metrics"]["faults"] != 0 or report["outcome"]["status"] != "ok":
+                fail(f"outcome {report['outcome']}, faults {report['metrics']['faults']}")
+            if "out of bounds" in out:
+                fail(f"an in-bounds access reported:\n{out[-3000:]}")
+            load_json(os.path.join(work, "trace.json"))
+            check_vcd(os.path.join(work, "waves.vcd"))
         elif case == "segv_after_call":
             kernel_case(**K, op="hostile_null_after_call", kind="kernel crash",
                         message=r"on core 0, last library call tcm_free: segmentation fault \(SIGSEGV\)",
@@ -224,12 +328,14 @@ def main():
                         backtrace=r"hostile_bus\(")
         elif case == "fpe":
             kernel_case(**K, op="hostile_fpe", kind="kernel crash",
-                        message=r"arithmetic exception \(SIGFPE\) at 0x[0-9a-f]+ in hostile_fpe\(",
+                        message=r"arithmetic exception \(SIGFPE\) in hostile_fpe\(",
                         backtrace=r"hostile_fpe\(")
+            no_host_address(work)
         elif case == "ill":
             kernel_case(**K, op="hostile_trap", kind="kernel crash",
-                        message=r"illegal instruction \(SIGILL\) at 0x[0-9a-f]+ in hostile_trap\(",
+                        message=r"illegal instruction \(SIGILL\) in hostile_trap\(",
                         backtrace=r"hostile_trap\(")
+            no_host_address(work)
         elif case == "abort":
             kernel_case(**K, op="hostile_abort", kind="abort",
                         message=before_any.format("hostile_abort") + r"the kernel called abort\(\) in "

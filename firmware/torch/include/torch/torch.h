@@ -16,6 +16,12 @@
 #include <type_traits>
 #include <vector>
 
+// -DNPUSIM_TCM_CHECK=0: the kernel-cost pass leaves this translation unit's TCM accesses
+// unchecked (docs/custom-ops.md, "TCM bounds"). The pass sees this definition.
+#if defined(NPUSIM_TCM_CHECK) && !NPUSIM_TCM_CHECK
+extern "C" __attribute__((weak, used)) const char npusim_tcm_check_off = 1;
+#endif
+
 namespace c10 {
 
 enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, BFloat16 };
