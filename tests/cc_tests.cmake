@@ -26,6 +26,13 @@ endforeach()
 # Two clusters: the start-up code's boot flag for the other clusters is assembled in.
 npusim_cc_elf_test(hello_two_clusters program tests/programs/hello.c --set cluster.clusters=2)
 npusim_cc_elf_test(cpp program tests/cc/hello_cpp.cpp --std=c++17)
+# The runtime's objects are compiled once and then taken from npusim cc's cache.
+add_test(NAME cc.runtime_cache
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cc/cache_check.py $<TARGET_FILE:npusim>
+                 ${cc_work}/runtime_cache tests/programs/hello.c
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cc.runtime_cache PROPERTIES LABELS cc PASS_REGULAR_EXPRESSION "^ok:"
+                     ENVIRONMENT "NPUSIM_SNRT_SOURCE=${PROJECT_SOURCE_DIR}/firmware/snrt")
 npusim_cc_elf_test(xdma_encodings xdma tests/cc/xdma.c)
 # 64 bytes of TLS need more than the default runtime.tls_size: --set reaches the link script.
 npusim_cc_elf_test(tls_size_set program tests/cc/big_tls.c --set runtime.tls_size=128)
@@ -160,7 +167,7 @@ npusim_xmem_exact_test(random_1 random:1)
 npusim_xmem_exact_test(random_2_odd_base random:2 --pool-base 0x90000005 --pool-size 0x3001 --blocks 40)
 npusim_xmem_exact_test(random_3_few_blocks random:3 --pool-size 0x2000 --blocks 8)
 npusim_xmem_exact_test(random_4_no_header random:4 --header none)
-# The same on the neuron-gpsimd management core (mini_core.py): xmem in the HBM window and the
+# The same on the neuron-gpsimd management core: xmem in the HBM window and the
 # dataram, and the device library's three wrappers against heap replay's Neuron allocators.
 npusim_xmem_exact_test(neuron_quirks scenarios/heap/xmem_quirks.ops --platform neuron-gpsimd
                        --pool-base 0x80000001 --pool-size 0x1000 --trace-base 0x10000001)
@@ -183,8 +190,7 @@ set_tests_properties(cc.xmem_exact_finds_a_changed_heap PROPERTIES
                      PASS_REGULAR_EXPRESSION "FAIL: random:1:[0-9]+: free_bytes: the C heap gives [0-9]+, the exact model [0-9]+")
 
 # The Neuron device library running (tests/neuron_fw/run_library.py): tests/neuron_fw/library_cases.c
-# on mini_core.py, a Unicorn-based stand-in for the management core with the contract's memory
-# map, host interface and DMA registers: the stack switch at -O0, -O2 and -Oz, the guard on an
+# on the management core: the stack switch at -O0, -O2 and -Oz, the guard on an
 # overflowing HBM stack, the transfer methods, TensorStream's descriptors, the heaps, and the
 # fatal errors.
 function(npusim_neuron_run_test name case)

@@ -26,6 +26,7 @@ namespace {
 
 constexpr uint32_t kArgsRegionBytes = 4096;       // the link script's .npusim_args
 constexpr uint64_t kZeroPreloadMax = 1u << 20;    // bss beyond this is left to crt0
+constexpr size_t kReportDescriptors = 10000;      // DMA descriptors the report lists
 // npusim's register blocks of the management core (docs/neuron-programs.md).
 constexpr uint32_t kStackRegs = rv::DEFAULT_HOST_BASE + 0x10;  // STACK_LO, STACK_HI
 constexpr uint32_t kDmaBase = rv::DEFAULT_HOST_BASE + 0x100;
@@ -410,6 +411,7 @@ rv::Env::Result NeuronSteps::dma_register(rv::HartRecord& r, bool write, uint32_
             !models::check_windows(dma.config().windows, models::DmaTransfer{dma_src_, dma_dst_, dma_len_}).empty();
         const models::DmaDescriptor d{dma_src_, dma_dst_, dma_len_, dma_channel_, call_site(r, violates)};
         const sc_core::sc_time issue = p_->core.period() * static_cast<double>(h.cycle());
+        if (dma_submitted_.size() < kReportDescriptors) dma_submitted_.push_back(d);
         try {
           dma_tickets_.push_back(dma.submit(d, issue));
         } catch (const models::DmaAbort& e) {
@@ -550,6 +552,11 @@ void NeuronSteps::binary_report(Json& r) const {
                                {"dma_wait", s.stall_dma}}},
          {"firmware_calls", fw_calls_.size()},
          {"output", out}};
+  // The DMA descriptors the program submitted through the registers, in order (the first 10,000).
+  Json descs = Json::array();
+  for (const auto& d : dma_submitted_)
+    descs.push_back(Json{{"src", d.src}, {"dst", d.dst}, {"len", d.len}, {"channel", d.channel}});
+  p["dma_descriptors"] = descs;
   if (!h.fault_kind.empty())
     p["fault"] = Json{{"kind", h.fault_kind}, {"message", h.fault_message}, {"pc", fmt::format("0x{:x}", h.fault_pc)},
                       {"instruction", h.fault_insn}, {"function", h.fault_function}};

@@ -142,6 +142,7 @@ class NeuronSteps : public Workload {
   uint64_t dma_src_ = 0, dma_dst_ = 0;
   uint32_t dma_len_ = 0, dma_channel_ = 0;
   std::vector<uint64_t> dma_tickets_;
+  std::vector<models::DmaDescriptor> dma_submitted_;  // for the report
   size_t dma_done_ = 0;
   bool dma_polling_ = false;  // the program's last STATUS read found the engine busy
   uint64_t dma_poll_start_ = 0;

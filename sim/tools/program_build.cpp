@@ -1,15 +1,19 @@
 #include "sim/tools/program_build.h"
 
+#include <dirent.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 
 #include "sim/input/snitch_profile.h"
@@ -176,6 +180,85 @@ Target load_platform_for_programs(const ProgramBuildOptions& opt) {
                                     opt.platform, hex(kNpusimHostBase), hex(cfg.runtime.l3_start),
                                     hex(cfg.runtime.l3_end)));
   return t;
+}
+
+// --- npusim's runtime objects, kept between builds ---
+// A runtime source compiled by the same compiler with the same command line, while no file of
+// the runtime's folders changed, gives the same object: it is compiled once and then taken
+// from the cache folder ($NPUSIM_CC_CACHE; "off": no cache; else $XDG_CACHE_HOME/npusim/cc or
+// $HOME/.cache/npusim/cc). Objects enter the folder whole (written aside, then renamed), so
+// builds running at once share it; a folder that cannot be written means no cache.
+
+uint64_t fnv(uint64_t h, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+uint64_t fnv(uint64_t h, const std::string& s) { return fnv(fnv(h, s.data(), s.size()), "\0", 1); }
+
+std::string cache_dir() {
+  const char* env = std::getenv("NPUSIM_CC_CACHE");
+  std::string dir;
+  if (env && *env) {
+    if (std::string(env) == "off") return {};
+    dir = env;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = std::string(x) + "/npusim/cc";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    dir = std::string(home) + "/.cache/npusim/cc";
+  } else {
+    return {};
+  }
+  // mkdir -p
+  for (size_t pos = dir.find('/', 1);; pos = dir.find('/', pos + 1)) {
+    ::mkdir(dir.substr(0, pos).c_str(), 0755);
+    if (pos == std::string::npos) break;
+  }
+  struct stat st {};
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(dir.c_str(), W_OK) == 0 ? dir : "";
+}
+
+// Every regular file of the folders (names and contents), in name order, and the compiler's
+// identity (path, size, time).
+uint64_t runtime_identity(const std::vector<std::string>& dirs, const std::string& compiler) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& d : dirs) {
+    std::vector<std::string> names;
+    if (DIR* dp = ::opendir(d.c_str())) {
+      while (const dirent* e = ::readdir(dp)) names.emplace_back(e->d_name);
+      ::closedir(dp);
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+      const std::string path = d + "/" + n;
+      if (!is_file(path)) continue;
+      std::ifstream in(path, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      h = fnv(fnv(h, path), bytes);
+    }
+  }
+  struct stat st {};
+  if (::stat(compiler.c_str(), &st) == 0) {
+    h = fnv(h, &st.st_size, sizeof st.st_size);
+    h = fnv(h, &st.st_mtime, sizeof st.st_mtime);
+  }
+  return fnv(h, compiler);
+}
+
+// Copies `from` into the cache as `to` (aside, then renamed); a failure leaves no file.
+void enter_cache(const std::string& from, const std::string& to) {
+  const std::string tmp = fmt::format("{}.{}.tmp", to, ::getpid());
+  {
+    std::ifstream in(from, std::ios::binary);
+    std::ofstream out(tmp, std::ios::binary);
+    out << in.rdbuf();
+    if (!in || !out) {
+      out.close();
+      ::unlink(tmp.c_str());
+      return;
+    }
+  }
+  if (::rename(tmp.c_str(), to.c_str()) != 0) ::unlink(tmp.c_str());
 }
 
 const char* const kRuntimeSources[] = {"crt0.S", "alloc_v2.c", "sync.c", "libc.c", "printf.c", "builtins.c"};
@@ -473,8 +556,15 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
     common.push_back("-D" + name + "=" + value);
 
   std::vector<std::string> objects;
+  const std::string cache = cache_dir();
+  uint64_t identity = 0;
+  if (!cache.empty()) {
+    std::vector<std::string> dirs = {rt + "/include", rt + "/src"};
+    if (target.neuron) dirs.insert(dirs.end(), {neuron + "/include", neuron + "/src"});
+    identity = runtime_identity(dirs, clang);
+  }
   auto compile = [&](const std::string& src, const std::string& lang, const std::vector<std::string>& extra,
-                     const std::string& shown) {
+                     const std::string& shown, bool runtime_source) {
     const std::string obj = scratch.file(fmt::format("{}_{}.o", objects.size(), base_name(src)));
     std::vector<std::string> argv = common;
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -487,12 +577,25 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
       argv.push_back("-ffreestanding");
       argv.push_back("-fno-builtin-printf");
     }
-    argv.insert(argv.end(), {"-x", lang, "-c", src, "-o", obj});
+    argv.insert(argv.end(), {"-x", lang, "-c", src, "-o"});
+    std::string cached;
+    if (runtime_source && !cache.empty()) {
+      uint64_t key = identity;
+      for (const auto& a : argv) key = fnv(key, a);
+      cached = fmt::format("{}/{:016x}.o", cache, key);
+      if (is_file(cached)) {
+        if (opt.verbose) log << "npusim: cc: " << src << ": " << cached << " (compiled before)\n";
+        objects.push_back(cached);
+        return;
+      }
+    }
+    argv.push_back(obj);
     if (opt.verbose) log << "npusim: cc: " << command_line(argv) << '\n';
     const int rc = run_tool(argv);
     if (rc != 0)
       throw BuildError(2, fmt::format("{}: does not compile ({} exit status {}; its messages are above)", shown,
                                       kClang, rc));
+    if (!cached.empty()) enter_cache(obj, cached);
     objects.push_back(obj);
   };
   // The runtime, warning-free by its own standard. A program's own xmem_heap.c replaces the
@@ -509,7 +612,7 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
   }
   for (const auto& src : runtime) {
     compile(src, src.size() > 2 && src.substr(src.size() - 2) == ".S" ? "assembler-with-cpp" : "c",
-            {"-Wall", "-Wextra", "-Werror"}, "npusim's runtime " + src);
+            {"-Wall", "-Wextra", "-Werror"}, "npusim's runtime " + src, true);
   }
   std::vector<std::string> user;
   for (const auto& d : opt.includes) user.push_back("-I" + d);
@@ -520,7 +623,7 @@ void build_program(const ProgramBuildOptions& opt, std::ostream& log) {
   for (size_t i = 0; i < opt.sources.size(); ++i) {
     std::vector<std::string> extra = user;
     if (!opt.std.empty() && languages[i].rfind("assembler", 0) != 0) extra.push_back("-std=" + opt.std);
-    compile(opt.sources[i], languages[i], extra, opt.sources[i]);
+    compile(opt.sources[i], languages[i], extra, opt.sources[i], false);
   }
 
   std::unique_ptr<OutputFile> elf;

@@ -1,6 +1,6 @@
 // The Neuron device library on the management core, one case per build (-DCASE=...), each
 // checking itself and printing "ok ..." lines; tests/neuron_fw/run_library.py runs them on
-// tests/neuron_fw/mini_core.py and checks what they print, their stacks and DMA descriptors.
+// the management core and checks what they print, their stacks and DMA descriptors.
 #include <neuron_device.h>
 #include <stdint.h>
 #include <stdio.h>

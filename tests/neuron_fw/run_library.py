@@ -1,6 +1,5 @@
 """The Neuron device library running: tests/neuron_fw/library_cases.c, one case per build, on
-tests/neuron_fw/mini_core.py (a stand-in for the management core with the contract's memory
-map, host interface and DMA registers), checked against the semantics of fw::Firmware:
+the neuron-gpsimd management core (npusim run), checked against the semantics of fw::Firmware:
 
   run_library.py NPUSIM WORKDIR CASE [npusim cc args...]
     stack      the stack migrates onto the HBM stack and back: the caller's locals come along,
@@ -30,6 +29,10 @@ def fail(msg):
 
 
 def run(npusim, workdir, case, args):
+    """Builds case CASE, runs it on the management core (npusim run) and returns what it did:
+    end (exit, abort, overflow or the fault's kind), exit_code, output, stacks ([lo, hi, lowest
+    sp] per stack switched to: the HBM stack's lowest sp from its high-water mark), dma
+    ([src, dst, len, channel] per descriptor, in order)."""
     os.makedirs(workdir, exist_ok=True)
     elf = os.path.join(workdir, f"case{case}.elf")
     cmd = [npusim, "cc", "--platform", "neuron-gpsimd", f"-DCASE={case}", "-Wall", "-Wextra", "-Werror", "-o", elf,
@@ -37,10 +40,31 @@ def run(npusim, workdir, case, args):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"{' '.join(cmd)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-    r = subprocess.run([sys.executable, os.path.join(HERE, "mini_core.py"), elf], capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"mini_core.py {elf}: exit {r.returncode}\n{r.stderr}")
-    return json.loads(r.stdout)
+    sets = [a for i, a in enumerate(args) if a == "--set" or (i > 0 and args[i - 1] == "--set")]
+    scenario, report, trace = (os.path.join(workdir, f"case{case}.{x}") for x in ("yaml", "report.json", "trace.json"))
+    with open(scenario, "w") as f:
+        f.write(f"name: library-case-{case}\nplatform: neuron-gpsimd\npolicies: {{dma_window: record}}\n"
+                f"binary: {{elf: {os.path.abspath(elf)}, max_cycles: 50000000}}\n")
+    r = subprocess.run([npusim, "run", scenario, "--report", report, "--trace", trace] + sets,
+                       capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        fail(f"npusim run {scenario}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    with open(report) as f:
+        rep = json.load(f)
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    p = rep["cores"][0]["program"]
+    kind = (p.get("fault") or {}).get("kind", "")
+    end = {"exited": "exit"}.get(p["end"]) or {"ebreak": "abort", "stack overflow": "overflow"}.get(kind, kind)
+    stacks = []
+    for e in events:
+        if e.get("name") in ("stack switch to HBM", "stack switch to local"):
+            lo, hi = e["args"]["lo"], e["args"]["hi"]
+            hbm = e["name"].endswith("HBM")
+            low = hi - rep["stack"]["hbm_high_water"] if hbm else None
+            stacks.append([lo, hi, low])
+    dma = [[d["src"], d["dst"], d["len"], d["channel"]] for d in p["dma_descriptors"]]
+    return {"end": end, "exit_code": p["exit_code"], "output": p["output"], "stacks": stacks, "dma": dma}
 
 
 def expect_exit(res, lines):

@@ -14,9 +14,8 @@ in L3, so the pool base must be an L3 address (default 0x90000000); `heap replay
 base and the same header and manager addresses. On neuron-gpsimd (--platform neuron-gpsimd)
 the pool may lie in the dataram or the HBM window, and --allocator neuron-hbm|neuron-dataram|
 neuron-libc drives the device library's wrappers on their default layout instead, compared with
-`heap replay --allocator neuron-...` (xmem_status included). neuron-gpsimd programs run on
-tests/neuron_fw/mini_core.py (--runner mini_core, its default there); --runner npusim runs them
-with `npusim run` once the simulator runs firmware programs on the management core. A trace written for another base (its `free` lines name absolute addresses) is
+`heap replay --allocator neuron-...` (xmem_status included); the program runs on the management
+core. A trace written for another base (its `free` lines name absolute addresses) is
 moved with --trace-base: every address in [trace-base, trace-base + 2^28) is moved to the pool
 base. --align0 N replaces alignment 0 (a Neuron wrapper's trace, where 0 means 64) by N.
 `random:SEED` is a seeded trace of mixed allocations (sizes 1..2 KiB, alignments 1..4096),
@@ -362,11 +361,7 @@ def main():
     p.add_argument("--trace-base", type=lambda s: int(s, 0), default=None)
     p.add_argument("--align0", type=lambda s: int(s, 0), default=None)
     p.add_argument("--allocator", choices=["xmem", "neuron-hbm", "neuron-dataram", "neuron-libc"], default="xmem")
-    p.add_argument("--runner", choices=["npusim", "mini_core"], default=None,
-                   help="npusim run (default on snitch-cluster) or tests/neuron_fw/mini_core.py "
-                        "(default on neuron-gpsimd)")
     a = p.parse_args()
-    runner = a.runner or ("npusim" if a.platform == "snitch-cluster" else "mini_core")
     if a.allocator != "xmem":
         if a.platform == "snitch-cluster":
             fail("the Neuron wrappers run on the neuron-gpsimd platform: add --platform neuron-gpsimd")
@@ -426,22 +421,14 @@ def main():
     elif a.xmem:
         cc.append(a.xmem)  # a source named xmem_heap.c replaces the library's
     run(cc)
-    if runner == "mini_core":
-        r = run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mini_core.py"), elf,
-                 "--max-instructions", "40000000"])
-        res = json.loads(r.stdout)
-        if res["end"] != "exit" or res["exit_code"] != 0:
-            fail(f"the driver ended with {res['end']} (exit code {res['exit_code']}):\n{res['output'][-3000:]}")
-        output = res["output"]
-    else:
-        scenario = os.path.join(a.workdir, "xmem_driver.yaml")
-        with open(scenario, "w") as f:
-            f.write(f"platform: {a.platform}\nname: xmem-exact\nbinary: {{elf: {os.path.abspath(elf)}}}\n")
-        report = os.path.join(a.workdir, "report.json")
-        r = run([a.npusim, "run", scenario, "--report", report])
-        # What the first core printed (the report keeps all of it; the summary shortens it).
-        with open(report) as f:
-            output = json.load(f)["cores"][0]["program"]["output"]
+    scenario = os.path.join(a.workdir, "xmem_driver.yaml")
+    with open(scenario, "w") as f:
+        f.write(f"platform: {a.platform}\nname: xmem-exact\nbinary: {{elf: {os.path.abspath(elf)}}}\n")
+    report = os.path.join(a.workdir, "report.json")
+    r = run([a.npusim, "run", scenario, "--report", report])
+    # What the first core printed (the report keeps all of it; the summary shortens it).
+    with open(report) as f:
+        output = json.load(f)["cores"][0]["program"]["output"]
     got = [json.loads(l) for l in output.splitlines() if l.startswith("{")]
     if len(got) != len(want):
         fail(f"the program printed {len(got)} results for {len(want)} ops:\n{r.stdout[-3000:]}")
