@@ -24,6 +24,7 @@
 #include "sim/cli/commands.h"
 #include "sim/input/yaml_input.h"
 #include "sim/output/output_paths.h"
+#include "sim/tools/executable_dir.h"
 
 #ifndef NPUSIM_TORCH_INCLUDE_DIR
 #define NPUSIM_TORCH_INCLUDE_DIR ""
@@ -87,11 +88,7 @@ std::string cost_pass() {
                                       "libnpusim_kernel_cost.so)", env));
     return env;
   }
-  char exe[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.rfind('/'));
+  if (const std::string dir = executable_dir(); !dir.empty()) {
     const std::string installed = dir + "/../lib/npusim/libnpusim_kernel_cost.so";
     if (is_file(installed)) return installed;
   }

@@ -343,22 +343,7 @@ class Parser : public YamlInput {
         fail(b, "a scenario runs one of program (steps), binary, custom_op and torch_op");
       check_keys(*this, b, root_map("binary"));
       Scenario::FirmwareBinary bin;
-      bin.at = at(b["elf"]);
-      bin.elf = str(b["elf"], "elf");
-      if (bin.elf.empty()) fail(b["elf"], "elf names the program file");
-      if (bin.elf[0] != '/' && !file_.empty()) {
-        const auto slash = file_.find_last_of('/');
-        if (slash != std::string::npos) bin.elf = file_.substr(0, slash + 1) + bin.elf;
-      }
-      if (const auto a = b["args"]) {
-        if (!a.IsSequence()) fail(a, "args takes a list of strings");
-        for (const auto& e : a) bin.args.push_back(str(e, "an argument"));
-      }
-      if (const auto mc = b["max_cycles"]) {
-        const auto n = parse_size(str(mc, "max_cycles"));
-        if (!n || *n == 0 || *n > (uint64_t{1} << 40)) fail(mc, "max_cycles takes a cycle count from 1 to 2^40");
-        bin.max_cycles = *n;
-      }
+      binary_keys(b, bin.elf, bin.args, bin.max_cycles, bin.at);
       sc.binary = std::move(bin);
       if (const auto o = root["output"]) {
         if (!o.IsSequence()) fail(o, "output takes a list of lines the program must print");

@@ -239,23 +239,8 @@ class Parser : public YamlInput {
         const MapSpec& spec = *snitch_dialect().root->key("binary").forms.at(0).map;
         check_keys(*this, m, spec);
         Binary bin;
-        bin.at = at(m["elf"]);
-        bin.elf = str(m["elf"], "elf");
-        if (bin.elf.empty()) fail(m["elf"], "elf names the program file");
-        if (bin.elf[0] != '/' && !file_.empty()) {
-          const auto slash = file_.find_last_of('/');
-          if (slash != std::string::npos) bin.elf = file_.substr(0, slash + 1) + bin.elf;
-        }
-        if (const auto a = m["args"]) {
-          if (!a.IsSequence()) fail(a, "args takes a list of strings");
-          for (const auto& e : a) bin.args.push_back(str(e, "an argument"));
-        }
+        binary_keys(m, bin.elf, bin.args, bin.max_cycles, bin.at);
         if (m["on"]) bin.on = str(m["on"], "on");
-        if (const auto mc = m["max_cycles"]) {
-          const auto n = parse_size(str(mc, "max_cycles"));
-          if (!n || *n == 0 || *n > (uint64_t{1} << 40)) fail(mc, "max_cycles takes a cycle count from 1 to 2^40");
-          bin.max_cycles = *n;
-        }
         sc.binaries.push_back(std::move(bin));
       };
       if (b.IsSequence()) {

@@ -264,4 +264,25 @@ std::string read_input_file(const std::string& path, const char* what) {
   return text;
 }
 
+void YamlInput::binary_keys(const YAML::Node& m, std::string& elf, std::vector<std::string>& args,
+                            uint64_t& max_cycles, Where& where) const {
+  where = at(m["elf"]);
+  elf = str(m["elf"], "elf");
+  if (elf.empty()) fail(m["elf"], "elf names the program file");
+  if (elf[0] != '/' && !file_.empty()) {
+    const auto slash = file_.find_last_of('/');
+    if (slash != std::string::npos) elf = file_.substr(0, slash + 1) + elf;
+  }
+  if (const auto a = m["args"]) {
+    if (!a.IsSequence()) fail(a, "args takes a list of strings");
+    for (const auto& e : a) args.push_back(str(e, "an argument"));
+  }
+  max_cycles = 0;
+  if (const auto mc = m["max_cycles"]) {
+    const auto n = parse_size(str(mc, "max_cycles"));
+    if (!n || *n == 0 || *n > (uint64_t{1} << 40)) fail(mc, "max_cycles takes a cycle count from 1 to 2^40");
+    max_cycles = *n;
+  }
+}
+
 }  // namespace npusim::sim

@@ -33,6 +33,10 @@ class YamlInput {
   void header(const YAML::Node& root, ScenarioHead& h) const;
   // `expect:` — a map of key: condition ("<= 8KiB", "== 0", "< 2ms", "true").
   std::vector<Expectation> expectations(const YAML::Node& ex) const;
+  // The keys every `binary:` entry shares (its keys already checked): `elf` (a path relative to
+  // this file's folder, resolved), `args`, `max_cycles` (0 when absent).
+  void binary_keys(const YAML::Node& m, std::string& elf, std::vector<std::string>& args, uint64_t& max_cycles,
+                   Where& where) const;
 
  protected:
   std::string file_;

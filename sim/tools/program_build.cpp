@@ -19,6 +19,7 @@
 #include "sim/input/snitch_profile.h"
 #include "sim/input/yaml_input.h"
 #include "sim/output/output_paths.h"
+#include "sim/tools/executable_dir.h"
 
 // The runtime's folder in the source tree this npusim was built from (sim/CMakeLists.txt).
 #ifndef NPUSIM_SNRT_SOURCE_DIR
@@ -284,11 +285,7 @@ std::string runtime_dir(const char* env_name, const std::string& share, const st
     if (!ok(env)) throw BuildError(2, fmt::format("{}={}: not npusim's {} folder ({})", env_name, env, what, listed));
     return env;
   }
-  char exe[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.rfind('/'));
+  if (const std::string dir = executable_dir(); !dir.empty()) {
     const std::string installed = dir + "/../share/npusim/" + share;
     if (ok(installed)) return installed;
   }
@@ -395,6 +392,14 @@ SECTIONS
 )",
                      fmt::arg("l3_base", hex(r.l3_start)), fmt::arg("l3_len", hex(r.l3_end - r.l3_start)),
                      fmt::arg("args", kNpusimArgsBytes), fmt::arg("tls", r.tls_size));
+}
+
+std::string executable_dir() {
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return {};
+  const std::string path(exe, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
 }
 
 std::string snrt_dir() {
