@@ -171,6 +171,10 @@ npusim_xmem_exact_test(random_4_no_header random:4 --header none)
 # dataram, and the device library's three wrappers against heap replay's Neuron allocators.
 npusim_xmem_exact_test(neuron_quirks scenarios/heap/xmem_quirks.ops --platform neuron-gpsimd
                        --pool-base 0x80000001 --pool-size 0x1000 --trace-base 0x10000001)
+npusim_xmem_exact_test(neuron_descriptor_exhaustion scenarios/heap/descriptor_exhaustion.ops --platform neuron-gpsimd
+                       --pool-base 0x80000000 --pool-size 0x1000 --blocks 8 --trace-base 0x10000000)
+npusim_xmem_exact_test(neuron_xmem_dataram_mixed scenarios/heap/dataram_mixed.ops --platform neuron-gpsimd
+                       --pool-base 0x8042c --pool-size 0x4000 --trace-base 0x8042c --align0 64)
 npusim_xmem_exact_test(neuron_random_window random:5 --platform neuron-gpsimd --pool-base 0x80000000 --pool-size 0x8000)
 npusim_xmem_exact_test(neuron_dataram_mixed scenarios/heap/dataram_mixed.ops --platform neuron-gpsimd
                        --allocator neuron-dataram)
