@@ -560,7 +560,21 @@ void NeuronSteps::binary_report(Json& r) const {
   if (!h.fault_kind.empty())
     p["fault"] = Json{{"kind", h.fault_kind}, {"message", h.fault_message}, {"pc", fmt::format("0x{:x}", h.fault_pc)},
                       {"instruction", h.fault_insn}, {"function", h.fault_function}};
-  r["cores"][0]["program"] = p;
+  // The core's time is the program's: waiting for memory (loads' data) and the rest.
+  auto& core = r["cores"][0];
+  const double period_ns = p_->core.period().to_seconds() * 1e9;
+  uint64_t memory_cycles = 0;
+  for (uint64_t v : s.stall_memory) memory_cycles += v;
+  const double busy_ns = static_cast<double>(program_end_ps_) / 1e3;
+  const double memory_ns = std::min(busy_ns, static_cast<double>(memory_cycles) * period_ns);
+  core["busy_ns"] = busy_ns;
+  core["idle_ns"] = 0.0;
+  core["memory_ns"] = memory_ns;
+  core["compute_ns"] = busy_ns - memory_ns;
+  core["compute_cycles"] = h.end_cycle - std::min<uint64_t>(h.end_cycle, memory_cycles);
+  core["loads"] = s.loads;
+  core["stores"] = s.stores;
+  core["program"] = p;
   r["missing_output"] = missing_output_;
 }
 
