@@ -224,6 +224,27 @@ def main():
             ends = {c["program"]["end"] for c in r["cores"] if c.get("program")}
             if ends != {"interrupted"} or r["metrics"]["instructions"] < 1000:
                 fail(f"program ends {ends}, {r['metrics']['instructions']} instructions")
+        elif case == "firmware_int":
+            # A firmware program that never ends, on the Neuron management core: Ctrl-C ends it.
+            with open(os.path.join(work, "spin.c"), "w") as f:
+                f.write("#include <neuron_device.h>\nint main(void) {\n  init_neuron_dataram_allocator();\n"
+                        "  for (volatile int i = 0;; ++i) {\n  }\n}\n")
+            b = subprocess.run([npusim, "cc", "--platform", "neuron-gpsimd", "-o", "spin.elf", "spin.c"], cwd=work,
+                               capture_output=True, text=True)
+            if b.returncode != 0:
+                fail(f"npusim cc: exit {b.returncode}\n{b.stdout}{b.stderr}")
+            path = os.path.join(work, "long.yaml")
+            with open(path, "w") as f:
+                f.write("name: spin\nplatform: neuron-gpsimd\nbinary: {elf: spin.elf, max_cycles: 1000000000000}\n")
+            p = start([npusim, "run", path, "--trace", "trace.json", "--vcd", "waves.vcd",
+                       "--report", "report.json"], work)
+            time.sleep(1.5)
+            p.send_signal(signal.SIGINT)
+            finish(p, 130)
+            r = check_run(work, signal.SIGINT, "SIGINT")
+            end = r["cores"][0]["program"]["end"]
+            if end != "interrupted" or r["metrics"]["instructions"] < 1000 or "dataram" not in r["heaps"]:
+                fail(f"program end {end}, {r['metrics']['instructions']} instructions, heaps {list(r['heaps'])}")
         elif case == "snitch_stream":
             r = run_case(npusim, SNITCH_LONG_STREAM, signal.SIGINT, work)
             if r["metrics"]["core_accesses"] >= 9 * 2 * 100000000:
