@@ -271,7 +271,7 @@ void NeuronSteps::watched_return(rv::HartRecord& r, uint64_t cycle) {
   const std::string heap = alloc::neuron::heap_name(what.heap);
   switch (what.kind) {
     case Watch::kInit:
-      sample_heap(p_->core, l, what.heap, heap, heaps_[what.heap], blocks_, obs_, t);
+      sample(what.heap, t);
       break;
     case Watch::kAlloc: {
       const uint32_t size = w.a[0];
@@ -310,7 +310,7 @@ void NeuronSteps::watched_return(rv::HartRecord& r, uint64_t cycle) {
           // A heap that cannot be walked: sample_heap keeps its last values, the count stays.
         }
       }
-      sample_heap(p_->core, l, what.heap, heap, heaps_[what.heap], blocks_, obs_, t);
+      sample(what.heap, t);
       break;
     }
     case Watch::kFree: {
@@ -320,7 +320,7 @@ void NeuronSteps::watched_return(rv::HartRecord& r, uint64_t cycle) {
       if (status != 0)
         for (auto& o : obs_)
           o->instant("faults", "bad free", t, Json{{"heap", heap}, {"addr", addr}, {"call", call_site(r, false)}});
-      sample_heap(p_->core, l, what.heap, heap, heaps_[what.heap], blocks_, obs_, t);
+      sample(what.heap, t);
       break;
     }
     case Watch::kCall: {
@@ -349,13 +349,20 @@ void NeuronSteps::watched_return(rv::HartRecord& r, uint64_t cycle) {
     fw_calls_.push_back(DoneCall{what.name, args, cycle_ps(w.start), t, status});
 }
 
-void NeuronSteps::switch_stack(rv::HartRecord& r, uint32_t lo, uint32_t hi) {
+// The deepest use of the stack the program runs on (from the lowest sp the hart saw on it) into
+// its high-water marks.
+void NeuronSteps::mark_stack_use(const rv::HartRecord& r) {
   auto& st = p_->firmware.program_stack();
-  const auto& l = cfg_.firmware.layout;
   const uint32_t low = r.hart->sp_low();
   const uint32_t used = low < stack_hi_ ? stack_hi_ - low : 0;
   st.high_water = std::max(st.high_water, used);
   if (st.switched) st.hbm_high_water = std::max(st.hbm_high_water, used);
+}
+
+void NeuronSteps::switch_stack(rv::HartRecord& r, uint32_t lo, uint32_t hi) {
+  mark_stack_use(r);
+  auto& st = p_->firmware.program_stack();
+  const auto& l = cfg_.firmware.layout;
   const bool hbm = lo >= l.hbm_window && lo - l.hbm_window < l.hbm_scratch_size;
   st.switched = hbm;
   st.base = lo;
@@ -469,11 +476,8 @@ rv::Env::Result NeuronSteps::dma_register(rv::HartRecord& r, bool write, uint32_
 void NeuronSteps::collect_binary() {
   rv::HartRecord& h = *hart_;
   program_end_ps_ = cycle_ps(h.end_cycle);
+  mark_stack_use(h);
   auto& st = p_->firmware.program_stack();
-  const uint32_t low = h.hart->sp_low();
-  const uint32_t used = low < stack_hi_ ? stack_hi_ - low : 0;
-  st.high_water = std::max(st.high_water, used);
-  if (st.switched) st.hbm_high_water = std::max(st.hbm_high_water, used);
   st.sp = h.hart->x(2);
   if (h.end != rv::HartEnd::kExited && h.end != rv::HartEnd::kIdle) {
     Fault fl;

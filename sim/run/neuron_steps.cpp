@@ -41,8 +41,8 @@ fw::TransferMethod NeuronSteps::method_of(const Step& s) const {
   return fw::TransferMethod::kDma;
 }
 
-void NeuronSteps::sample(HeapId id) {
-  sample_heap(p_->core, cfg_.firmware.layout, id, alloc::neuron::heap_name(id), heaps_[id], blocks_, obs_);
+void NeuronSteps::sample(HeapId id, std::optional<uint64_t> t_ps) {
+  sample_heap(p_->core, cfg_.firmware.layout, id, alloc::neuron::heap_name(id), heaps_[id], blocks_, obs_, t_ps);
 }
 
 void NeuronSteps::exec(const std::vector<Step>& steps) {
@@ -317,10 +317,7 @@ void NeuronSteps::collect() {
     for (auto& o : obs_) o->instant("faults", fl.kind, fl.time_ps, Json{{"message", fl.message}, {"step", fl.where}});
   }
   if (binary()) collect_binary();
-  for (HeapId id : kHeaps) {
-    if (binary()) sample_heap(p_->core, cfg_.firmware.layout, id, alloc::neuron::heap_name(id), heaps_[id], blocks_, obs_, program_end_ps_);
-    else sample(id);
-  }
+  for (HeapId id : kHeaps) sample(id, binary() ? std::optional<uint64_t>(program_end_ps_) : std::nullopt);
   // The energy of the run, to its end (the metric `duration`).
   uint64_t end = std::max(ps(p_->core.stats().end), program_end_ps_);
   for (const auto& c : p_->dma.channel_stats()) end = std::max(end, ps(c.last_end));

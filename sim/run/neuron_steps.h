@@ -59,7 +59,8 @@ class NeuronSteps : public Workload {
   void exec(const Step& s);
   uint64_t resolve(const AddrExpr& e);
   [[noreturn]] void runtime_error(const Step& s, const std::string& why);
-  void sample(HeapId id);
+  // Samples heap `id` at `t_ps` (default: the core's time).
+  void sample(HeapId id, std::optional<uint64_t> t_ps = std::nullopt);
   void count_heap_op(HeapId id, bool is_alloc, int status) {
     heaps_[id].count_op(is_alloc, status);
     if (!is_alloc && status != 0) ++double_frees_;
@@ -114,6 +115,7 @@ class NeuronSteps : public Workload {
   std::string source_line(uint32_t pc);
   std::string chain_text(const models::rv32::HartRecord& r) const;
   void switch_stack(models::rv32::HartRecord& r, uint32_t lo, uint32_t hi);
+  void mark_stack_use(const models::rv32::HartRecord& r);
   std::unique_ptr<models::rv32::ElfImage> image_;
   std::unique_ptr<models::rv32::ProgramCluster> pcluster_;
   models::rv32::HartRecord* hart_ = nullptr;
